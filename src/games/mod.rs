@@ -1,0 +1,7 @@
+//! Pure, deterministic rules engines: no database, no clock, no global RNG, no actix.
+
+mod core;
+pub mod legal;
+pub mod rng;
+
+pub use self::core::*;
