@@ -1,3 +1,12 @@
 //! Sealed Orders: a play-by-API server for board games played with sealed moves.
 
+pub mod api;
+pub mod auth;
+pub mod config;
+pub mod errors;
 pub mod games;
+pub mod openapi;
+pub mod service;
+pub mod startup;
+pub mod store;
+pub mod telemetry;

@@ -1,1 +1,25 @@
+//! The schema of Sealed Orders, one change per file. Identifiers are declared here,
+//! never imported from the application's entities, so old migrations never change.
+
 pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_create_players;
+mod m20261122_000002_create_matches;
+mod m20261122_000003_create_moves_and_events;
+mod m20261122_000004_create_history;
+mod m20261122_000005_create_game_data_and_settings;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261122_000001_create_players::Migration),
+            Box::new(m20261122_000002_create_matches::Migration),
+            Box::new(m20261122_000003_create_moves_and_events::Migration),
+            Box::new(m20261122_000004_create_history::Migration),
+            Box::new(m20261122_000005_create_game_data_and_settings::Migration),
+        ]
+    }
+}

@@ -11,6 +11,9 @@ use std::sync::Arc;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use super::rng::GameRng;
 
@@ -246,11 +249,11 @@ pub struct GameInfo {
 /// A rules engine: pure, deterministic, no I/O.
 pub trait Game: 'static {
     type Data: Send + Sync + 'static;
-    type Options: DeserializeOwned + Serialize + Default + Clone;
-    type Position: DeserializeOwned;
+    type Options: DeserializeOwned + Serialize + Default + Clone + ToSchema;
+    type Position: DeserializeOwned + ToSchema;
     type State: Serialize + DeserializeOwned + Clone;
-    type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug;
-    type View: Serialize;
+    type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug + ToSchema;
+    type View: Serialize + ToSchema;
 
     fn info() -> GameInfo;
     /// The component-data files, embedded; the service may override their contents.
@@ -313,9 +316,20 @@ impl From<RuleError> for DynError {
 /// The result of a move, with the state as JSON.
 pub type DynTransition = Transition<Value>;
 
+/// The OpenAPI schemas of a game's typed documents.
+pub struct GameSchemas {
+    pub action: RefOr<Schema>,
+    pub view: RefOr<Schema>,
+    pub options: RefOr<Schema>,
+    pub position: RefOr<Schema>,
+    /// Every named schema these refer to.
+    pub components: Vec<(String, RefOr<Schema>)>,
+}
+
 /// The object-safe face of a [`Game`], over JSON, for the service.
 pub trait DynGame: Send + Sync {
     fn info(&self) -> GameInfo;
+    fn schemas(&self) -> GameSchemas;
     fn data_files(&self) -> &'static [DataFile];
     fn load_data(&self, files: &[(&str, &str)]) -> Result<AnyData, String>;
     /// Parses options (defaults filled in, unknown fields rejected) and returns them normalized.
@@ -403,9 +417,25 @@ impl<G: Game> Erased<G> {
     }
 }
 
+fn named<T: ToSchema>(components: &mut Vec<(String, RefOr<Schema>)>) -> RefOr<Schema> {
+    T::schemas(components);
+    components.push((T::name().into_owned(), T::schema()));
+    RefOr::Ref(utoipa::openapi::Ref::from_schema_name(T::name()))
+}
+
 impl<G: Game> DynGame for Erased<G> {
     fn info(&self) -> GameInfo {
         G::info()
+    }
+    fn schemas(&self) -> GameSchemas {
+        let mut components = Vec::new();
+        GameSchemas {
+            action: named::<G::Action>(&mut components),
+            view: named::<G::View>(&mut components),
+            options: named::<G::Options>(&mut components),
+            position: named::<G::Position>(&mut components),
+            components,
+        }
     }
     fn data_files(&self) -> &'static [DataFile] {
         G::data_files()

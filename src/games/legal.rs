@@ -150,11 +150,23 @@ mod tests {
     fn a_template_matches_choices_within_it_and_nothing_else() {
         let legal = vec![json!({"type":"play","template":true,
             "cards":["attack","defense"],"stake":{"min":0,"max":5}})];
-        assert!(is_listed(&legal, &json!({"type":"play","card":"attack","stake":5})));
-        assert!(!is_listed(&legal, &json!({"type":"play","card":"trade","stake":1})));
-        assert!(!is_listed(&legal, &json!({"type":"play","card":"attack","stake":6})));
+        assert!(is_listed(
+            &legal,
+            &json!({"type":"play","card":"attack","stake":5})
+        ));
+        assert!(!is_listed(
+            &legal,
+            &json!({"type":"play","card":"trade","stake":1})
+        ));
+        assert!(!is_listed(
+            &legal,
+            &json!({"type":"play","card":"attack","stake":6})
+        ));
         assert!(!is_listed(&legal, &json!({"type":"play","card":"attack"})));
-        assert!(!is_listed(&legal, &json!({"type":"play","card":"attack","stake":1,"x":1})));
+        assert!(!is_listed(
+            &legal,
+            &json!({"type":"play","card":"attack","stake":1,"x":1})
+        ));
     }
 
     #[test]
@@ -167,7 +179,10 @@ mod tests {
         assert!(!is_listed(&legal, &json!({"type":"choose","kind":"trade"})));
         assert!(is_listed(&legal, &json!({"type":"discard","cards":[3,1]})));
         assert!(!is_listed(&legal, &json!({"type":"discard","cards":[1,1]})));
-        assert!(!is_listed(&legal, &json!({"type":"discard","cards":[1,2,3]})));
+        assert!(!is_listed(
+            &legal,
+            &json!({"type":"discard","cards":[1,2,3]})
+        ));
     }
 
     #[test]

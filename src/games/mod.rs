@@ -5,3 +5,4 @@ pub mod legal;
 pub mod rng;
 
 pub use self::core::*;
+pub mod malacca;

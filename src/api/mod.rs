@@ -1,0 +1,50 @@
+//! HTTP handlers: parse, authenticate, call one service function, answer.
+
+mod auth;
+mod games;
+mod health;
+mod matches;
+mod moves;
+mod players;
+
+use utoipa_actix_web::scope;
+use utoipa_actix_web::service_config::ServiceConfig;
+
+pub use health::{healthz, readyz};
+
+/// Registers every API route (each with its spec entry).
+pub fn routes(cfg: &mut ServiceConfig) {
+    cfg.service(health::healthz)
+        .service(health::readyz)
+        .service(
+            scope::scope("/api/v1")
+                .service(players::create_player)
+                .service(players::get_me)
+                .service(players::get_player)
+                .service(auth::create_token)
+                .service(games::list_games)
+                .service(games::get_game)
+                .service(matches::create_match)
+                .service(matches::list_matches)
+                .service(matches::get_match)
+                .service(matches::join_match)
+                .service(matches::start_match)
+                .service(matches::leave_match)
+                .service(matches::cancel_match)
+                .service(moves::submit_move)
+                .service(moves::list_moves)
+                .service(moves::list_events)
+                .service(moves::list_rounds),
+        );
+}
+
+/// Query parameters of the paginated lists.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// Items per page: 1 to 200 (default 50).
+    pub limit: Option<u64>,
+    /// The `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+}

@@ -1,0 +1,120 @@
+use actix_web::{HttpResponse, get, post, web};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::PageQuery;
+use crate::auth::{AuthenticatedPlayer, MaybePlayer};
+use crate::errors::{ApiError, Problem};
+use crate::service::models::{EventPage, MovePage, MoveReceipt, RoundPage};
+use crate::service::{Service, SubmitMove};
+
+/// A move for the current step.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitMoveRequest {
+    /// The prompt's `step`; every seat of a sealed step submits the same one.
+    pub step: i64,
+    /// The action, tagged by `type` (one of the game's actions).
+    #[schema(value_type = Object)]
+    pub action: Value,
+}
+
+/// Submits a move. Re-sending the identical move for a step answers the original receipt.
+#[utoipa::path(tag = "moves", operation_id = "submit_move",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body = SubmitMoveRequest,
+    responses(
+        (status = 200, description = "The move was accepted (or had been).", body = MoveReceipt),
+        (status = 400, description = "The body is not JSON or the id not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "You hold no seat in this match.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "stale_step (with current_step), not_your_turn, already_moved or match_not_active.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The move breaks a rule; the detail says which.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The database is busy; retry after the Retry-After header.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/matches/{id}/moves")]
+pub async fn submit_move(
+    service: web::Data<Service>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Json<SubmitMoveRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let body = body.into_inner();
+    let receipt = service
+        .submit_move(
+            &me,
+            *id,
+            SubmitMove {
+                step: body.step,
+                action: body.action,
+            },
+        )
+        .await?;
+    Ok(HttpResponse::Ok().json(receipt))
+}
+
+/// The match's moves, oldest first; a move still sealed to the caller shows only its public part.
+#[utoipa::path(tag = "moves", operation_id = "list_moves",
+    params(("id" = Uuid, Path, description = "The match id."), PageQuery),
+    responses(
+        (status = 200, description = "A page of moves.", body = MovePage),
+        (status = 400, description = "A bad id, limit or cursor.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/matches/{id}/moves")]
+pub async fn list_moves(
+    service: web::Data<Service>,
+    caller: MaybePlayer,
+    id: web::Path<Uuid>,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let page = service
+        .list_moves(caller.0.map(|p| p.id), *id, q.limit, q.cursor)
+        .await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// The match's events the caller may see (public ones, plus the caller's own private ones).
+#[utoipa::path(tag = "moves", operation_id = "list_events",
+    params(("id" = Uuid, Path, description = "The match id."), PageQuery),
+    responses(
+        (status = 200, description = "A page of events.", body = EventPage),
+        (status = 400, description = "A bad id, limit or cursor.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/matches/{id}/events")]
+pub async fn list_events(
+    service: web::Data<Service>,
+    caller: MaybePlayer,
+    id: web::Path<Uuid>,
+    query: web::Query<PageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    let page = service
+        .list_events(caller.0.map(|p| p.id), *id, q.limit, q.cursor)
+        .await?;
+    Ok(HttpResponse::Ok().json(page))
+}
+
+/// Every resolved round: cards as revealed, stakes, choices, outcome, totals and every coin change.
+#[utoipa::path(tag = "moves", operation_id = "list_rounds",
+    params(("id" = Uuid, Path, description = "The match id.")),
+    responses(
+        (status = 200, description = "The rounds (always one page).", body = RoundPage),
+        (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/matches/{id}/rounds")]
+pub async fn list_rounds(
+    service: web::Data<Service>,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.list_rounds(*id).await?))
+}

@@ -1,0 +1,157 @@
+//! The match lifecycle, written once for all games. Owns transactions and locking.
+
+pub mod clock;
+pub mod data;
+mod matches;
+pub mod models;
+mod moves;
+mod players;
+pub mod registry;
+
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
+
+use crate::auth::JwtKeys;
+use crate::errors::ApiError;
+use crate::games::DynGame;
+
+pub use matches::{CreateMatch, ListMatches};
+pub use moves::SubmitMove;
+
+/// Shared by every request handler: the pool, the games, their data, the keys, the clock.
+pub struct Service {
+    db: DatabaseConnection,
+    games: Vec<Box<dyn DynGame>>,
+    data: data::DataStore,
+    jwt: JwtKeys,
+    clock: Arc<dyn clock::Clock>,
+}
+
+impl Service {
+    pub fn new(
+        db: DatabaseConnection,
+        games: Vec<Box<dyn DynGame>>,
+        data: data::DataStore,
+        jwt: JwtKeys,
+        clock: Arc<dyn clock::Clock>,
+    ) -> Self {
+        Self {
+            db,
+            games,
+            data,
+            jwt,
+            clock,
+        }
+    }
+
+    pub fn jwt(&self) -> &JwtKeys {
+        &self.jwt
+    }
+
+    pub fn db(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    fn game(&self, id: &str) -> Option<&dyn DynGame> {
+        self.games
+            .iter()
+            .find(|g| g.info().id == id)
+            .map(|g| g.as_ref())
+    }
+
+    /// A stored match's game; a missing one means the row is corrupt.
+    fn game_of(&self, id: &str) -> Result<&dyn DynGame, ApiError> {
+        self.game(id)
+            .ok_or_else(|| ApiError::internal(format!("match of unknown game {id}")))
+    }
+
+    pub fn games(&self) -> &[Box<dyn DynGame>] {
+        &self.games
+    }
+
+    /// Readiness: the database answers.
+    pub async fn ready(&self) -> bool {
+        crate::store::ping(&self.db).await.is_ok()
+    }
+}
+
+/// Runs a write transaction, retrying a few times with jitter when the database
+/// reports contention; then gives up with a 503.
+macro_rules! with_retry {
+    ($body:expr) => {{
+        let mut attempt = 0u32;
+        loop {
+            match $body.await {
+                Err(e)
+                    if e.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE
+                        && attempt < 4 =>
+                {
+                    attempt += 1;
+                    let jitter = (uuid::Uuid::new_v4().as_u128() % 20) as u64;
+                    tokio::time::sleep(std::time::Duration::from_millis(
+                        10 * u64::from(attempt) + jitter,
+                    ))
+                    .await;
+                }
+                other => break other,
+            }
+        }
+    }};
+}
+pub(crate) use with_retry;
+
+/// Encodes a list cursor (opaque to clients).
+fn encode_cursor(raw: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw.as_bytes())
+}
+
+/// Decodes a list cursor; a bad one is the client's fault (400).
+fn decode_cursor(cursor: &str) -> Result<String, ApiError> {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor.as_bytes())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_cursor",
+                "The cursor is not one this server issued.",
+            )
+        })
+}
+
+fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {
+    match limit {
+        None => Ok(50),
+        Some(l) if (1..=200).contains(&l) => Ok(l),
+        Some(_) => Err(ApiError::bad_request(
+            "invalid_limit",
+            "limit must be between 1 and 200.",
+        )),
+    }
+}
+
+impl Service {
+    /// The game catalogue.
+    pub fn catalogue(&self) -> Vec<models::GameResponse> {
+        self.games
+            .iter()
+            .map(|g| {
+                let info = g.info();
+                let data = self.data.current(info.id);
+                models::GameResponse {
+                    id: info.id.to_owned(),
+                    name: info.name.to_owned(),
+                    summary: info.summary.to_owned(),
+                    seats: info.seats,
+                    options: info.options,
+                    service_options: serde_json::json!({"rated": true, "position": null}),
+                    data_sha256: data.as_ref().map(|d| d.sha256.clone()).unwrap_or_default(),
+                    data_placeholder: data.is_some_and(|d| d.placeholder),
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,287 @@
+//! The documents the service answers with (serialized as API bodies, typed in the
+//! OpenAPI document). Built explicitly from rows and engine output; never rows.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+/// A player as others see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayerRef {
+    pub id: Uuid,
+    pub name: String,
+}
+
+/// A player's public profile.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayerResponse {
+    pub id: Uuid,
+    pub name: String,
+    pub is_bot: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// An access token for `Authorization: Bearer <access_token>`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TokenResponse {
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: String,
+    pub expires_at: DateTime<Utc>,
+    pub player: PlayerRef,
+}
+
+/// A game of the catalogue.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameResponse {
+    /// The id used in `POST /api/v1/matches` (`malacca`).
+    pub id: String,
+    pub name: String,
+    pub summary: String,
+    /// Every allowed seat count.
+    pub seats: Vec<usize>,
+    /// The game's options with their defaults.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    /// The service options every game accepts in the same `options` object.
+    #[schema(value_type = Object)]
+    pub service_options: Value,
+    /// SHA-256 of the component data new matches are created with.
+    pub data_sha256: String,
+    /// Whether any of that data is a placeholder rather than sourced.
+    pub data_placeholder: bool,
+}
+
+/// One seat of a match.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatResponse {
+    /// 0-based.
+    pub seat: usize,
+    /// Null while the seat is free.
+    pub player: Option<PlayerRef>,
+}
+
+/// When a seat must move by (deadlines are set by the match's options).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Deadline {
+    pub seat: usize,
+    pub at: DateTime<Utc>,
+}
+
+/// Who must act now, and what they may do.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PromptResponse {
+    /// The step to submit with a move.
+    pub step: i64,
+    pub round: Option<u32>,
+    /// The kind of decision (Malacca: `bet`, `waiting_choice`, `equipment_purchase`,
+    /// `sayyida_keep`).
+    pub kind: String,
+    /// Sealed: every awaited seat submits, unseen by the others.
+    pub sealed: bool,
+    /// The seats that still owe a move in this step.
+    pub awaiting: Vec<usize>,
+    pub your_turn: bool,
+    pub deadlines: Vec<Deadline>,
+    /// Null when the caller owes no move; otherwise complete actions or templates
+    /// (see the API guide).
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub legal: Option<Vec<Value>>,
+}
+
+/// One seat's final place.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlacingResponse {
+    pub seat: usize,
+    pub player: Option<PlayerRef>,
+    pub score: i64,
+    /// 1 is best; tied seats share a rank.
+    pub rank: u32,
+}
+
+/// A match, as one caller may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchResponse {
+    pub id: Uuid,
+    pub game: String,
+    /// `waiting`, `active`, `finished` or `aborted`.
+    pub status: String,
+    /// The number of seats.
+    pub seat_count: usize,
+    pub seats: Vec<SeatResponse>,
+    pub owner: Option<PlayerRef>,
+    /// The caller's seat, if seated.
+    pub your_seat: Option<usize>,
+    /// The options, defaults filled in; a position shows as `{"redacted": true}`
+    /// until the match is over.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub rated: bool,
+    /// Hex SHA-256 of the seed, published at creation.
+    pub seed_sha256: String,
+    /// The seed in hex, once the match is finished or aborted.
+    pub seed: Option<String>,
+    pub step: i64,
+    pub version: i64,
+    /// The caller's view of the game (the spectator view when not seated); null
+    /// while waiting.
+    #[schema(value_type = Option<Object>)]
+    pub view: Option<Value>,
+    pub prompt: Option<PromptResponse>,
+    /// The final placings, once finished.
+    pub result: Option<Vec<PlacingResponse>>,
+    /// The whole game state, once the match is finished or aborted.
+    #[schema(value_type = Option<Object>)]
+    pub final_state: Option<Value>,
+    pub engine_version: String,
+    /// SHA-256 of the component data this match plays with.
+    pub data_sha256: String,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// A match in a list.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchSummary {
+    pub id: Uuid,
+    pub game: String,
+    pub status: String,
+    pub seat_count: usize,
+    pub seats: Vec<SeatResponse>,
+    pub owner: Option<PlayerRef>,
+    pub step: i64,
+    pub version: i64,
+    pub created_at: DateTime<Utc>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub finished_at: Option<DateTime<Utc>>,
+}
+
+/// A page of matches.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchPage {
+    pub items: Vec<MatchSummary>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The answer to an accepted move (the same answer when the move is re-sent).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MoveReceipt {
+    pub match_id: Uuid,
+    pub step: i64,
+    pub seat: usize,
+    /// The move as stored (the caller's own, so complete).
+    #[schema(value_type = Object)]
+    pub action: Value,
+    /// Whether this move completed its step (false in a sealed step that still
+    /// awaits others).
+    pub completes_step: bool,
+    /// The match version right after this move.
+    pub version: i64,
+    pub accepted_at: DateTime<Utc>,
+}
+
+/// A stored move as one caller may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MoveResponse {
+    pub id: i64,
+    pub step: i64,
+    pub seat: usize,
+    pub player: Option<PlayerRef>,
+    /// True while the caller sees only the public part.
+    pub sealed: bool,
+    /// The move, or only its public part while it is sealed to the caller.
+    #[schema(value_type = Object)]
+    pub action: Value,
+    pub version: i64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A page of moves.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MovePage {
+    pub items: Vec<MoveResponse>,
+    pub next_cursor: Option<String>,
+}
+
+/// An event of a match, visible to the caller.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventResponse {
+    pub id: i64,
+    pub version: i64,
+    /// Null for public events; the seat for a private one.
+    pub audience_seat: Option<usize>,
+    pub kind: String,
+    #[schema(value_type = Object)]
+    pub data: Value,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A page of events.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EventPage {
+    pub items: Vec<EventResponse>,
+    pub next_cursor: Option<String>,
+}
+
+/// One seat in a resolved round.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoundSeatResponse {
+    pub seat: usize,
+    pub player: Option<PlayerRef>,
+    /// The card as revealed (Malacca: `attack2`).
+    pub card: Option<String>,
+    /// What it counted as (Malacca: the resolved kind).
+    pub kind: Option<String>,
+    pub stake: Option<i64>,
+    /// A choice made after the reveal (Malacca: the waiting choice).
+    pub choice: Option<String>,
+    pub success: Option<bool>,
+    /// Net change of the seat's score this round.
+    pub delta: i64,
+    /// How many cards the seat drew (never which).
+    pub drew: u32,
+}
+
+/// One coin (score) change, with its reason.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LedgerResponse {
+    pub seat: usize,
+    pub amount: i64,
+    /// Malacca: `stake_placed`, `stake_returned`, `stake_lost`, `loot_share`,
+    /// `defense_share`, `cargo`, `trade_profit`, `deck_scrubbing`,
+    /// `character_bonus`, `equipment_bonus`, `caught_penalty`, `equipment_purchase`.
+    pub reason: String,
+}
+
+/// A resolved round.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoundResponse {
+    pub round: u32,
+    /// The step at which the round resolved.
+    pub step: i64,
+    /// Malacca: the ship's cargo value.
+    pub value: Option<i64>,
+    /// Malacca: `captured` or `defended`.
+    pub outcome: String,
+    /// Malacca: the attack total.
+    pub total_a: Option<i64>,
+    /// Malacca: the defense total.
+    pub total_b: Option<i64>,
+    /// Malacca: the captain.
+    pub lead_seat: Option<usize>,
+    pub seats: Vec<RoundSeatResponse>,
+    pub ledger: Vec<LedgerResponse>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// Every resolved round of a match (always one page).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoundPage {
+    pub items: Vec<RoundResponse>,
+    /// Always null: a match's rounds fit one page.
+    pub next_cursor: Option<String>,
+}

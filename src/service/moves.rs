@@ -1,0 +1,439 @@
+use chrono::{DateTime, Utc};
+use sea_orm::ActiveValue::{NotSet, Set};
+use sea_orm::DatabaseTransaction;
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::matches::{ACTIVE, FINISHED, not_found, seed_of, state_of};
+use super::models::{
+    EventPage, EventResponse, LedgerResponse, MovePage, MoveReceipt, MoveResponse, PlayerRef,
+    RoundPage, RoundResponse, RoundSeatResponse,
+};
+use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
+use crate::auth::AuthenticatedPlayer;
+use crate::errors::ApiError;
+use crate::games::rng::GameRng;
+use crate::games::{Audience, Outcome, Progress, RoundRecord};
+use crate::store::entities::{
+    events, ledger, match_results, match_seats, matches, moves, round_seats, rounds,
+};
+use crate::store::{self, RoundRows};
+
+pub struct SubmitMove {
+    pub step: i64,
+    pub action: Value,
+}
+
+fn receipt(m: &moves::Model) -> Result<MoveReceipt, ApiError> {
+    Ok(MoveReceipt {
+        match_id: m.match_id,
+        step: m.step,
+        seat: m.seat as usize,
+        action: serde_json::from_str(&m.action).map_err(ApiError::internal)?,
+        completes_step: m.completes_step,
+        version: m.version_after,
+        accepted_at: m.created_at,
+    })
+}
+
+/// Marks a match finished and records its placings.
+pub(super) async fn finish(
+    tx: &DatabaseTransaction,
+    m: &mut matches::Model,
+    outcome: &Outcome,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    let seats = store::seats_of(tx, m.id).await?;
+    let player_of = |seat: usize| {
+        seats
+            .iter()
+            .find(|s| s.seat as usize == seat)
+            .map(|s| s.player_id)
+    };
+    let rows = outcome
+        .placings
+        .iter()
+        .map(|p| match_results::Model {
+            match_id: m.id,
+            seat: p.seat as i32,
+            player_id: player_of(p.seat),
+            score: p.score,
+            rank: p.rank as i32,
+        })
+        .collect();
+    store::insert_results(tx, rows).await?;
+    m.status = FINISHED.into();
+    m.finished_at = Some(now);
+    Ok(())
+}
+
+fn round_rows(
+    match_id: Uuid,
+    step: i64,
+    r: &RoundRecord,
+    seats: &[match_seats::Model],
+    now: DateTime<Utc>,
+) -> RoundRows {
+    let player_of = |seat: usize| {
+        seats
+            .iter()
+            .find(|s| s.seat as usize == seat)
+            .map(|s| s.player_id)
+    };
+    RoundRows {
+        round: rounds::Model {
+            match_id,
+            round: r.round as i32,
+            step,
+            value: r.value,
+            outcome: r.outcome.clone(),
+            total_a: r.total_a,
+            total_b: r.total_b,
+            lead_seat: r.lead_seat.map(|s| s as i32),
+            created_at: now,
+        },
+        seats: r
+            .seats
+            .iter()
+            .map(|s| round_seats::Model {
+                match_id,
+                round: r.round as i32,
+                seat: s.seat as i32,
+                player_id: player_of(s.seat),
+                card: s.card.clone(),
+                kind: s.kind.clone(),
+                stake: s.stake,
+                choice: s.choice.clone(),
+                success: s.success,
+                delta: s.delta,
+                drew: s.drew as i32,
+            })
+            .collect(),
+        ledger: r
+            .ledger
+            .iter()
+            .map(|l| ledger::Model {
+                id: 0,
+                match_id,
+                round: r.round as i32,
+                seat: l.seat as i32,
+                amount: l.amount,
+                reason: l.reason.clone(),
+            })
+            .collect(),
+    }
+}
+
+impl Service {
+    /// Validates, stores and applies one move in one transaction; resolves the step
+    /// when it is complete. Exactly once: the match row is locked first.
+    pub async fn submit_move(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        req: SubmitMove,
+    ) -> Result<MoveReceipt, ApiError> {
+        let out = with_retry!(self.submit_once(me, id, &req))?;
+        tracing::info!(match.id = %id, player.id = %me.id, step = out.step, "move accepted");
+        Ok(out)
+    }
+
+    async fn submit_once(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        req: &SubmitMove,
+    ) -> Result<MoveReceipt, ApiError> {
+        let tx = store::begin_write(&self.db).await?;
+        let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+        let seats = store::seats_of(&tx, id).await?;
+        let seat = seats
+            .iter()
+            .find(|s| s.player_id == me.id)
+            .map(|s| s.seat)
+            .ok_or_else(|| {
+                ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
+            })?;
+        let game = self.game_of(&m.game)?;
+        // A retry of a move already accepted gets the original answer, whatever
+        // happened since; a different move for that step is a conflict.
+        if req.step >= 0
+            && let Some(prev) = store::move_at(&tx, id, req.step, seat).await?
+        {
+            let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
+            let same = stored == req.action
+                || state_of(&m)?
+                    .and_then(|s| game.validate(&s, seat as usize, &req.action).ok())
+                    .is_some_and(|normalized| normalized == stored);
+            return if same {
+                receipt(&prev)
+            } else {
+                Err(ApiError::conflict(
+                    "already_moved",
+                    "You already moved in this step, with a different move.",
+                ))
+            };
+        }
+        if m.status != ACTIVE {
+            return Err(ApiError::conflict(
+                "match_not_active",
+                format!("This match is {}; it takes no moves.", m.status),
+            ));
+        }
+        if req.step != m.step {
+            return Err(ApiError::conflict(
+                "stale_step",
+                format!("The match is at step {}, not {}.", m.step, req.step),
+            )
+            .with("current_step", m.step));
+        }
+        let state =
+            state_of(&m)?.ok_or_else(|| ApiError::internal("active match without state"))?;
+        let prompt = match game.progress(&state)? {
+            Progress::Active(p) => p,
+            Progress::Finished(_) => {
+                return Err(ApiError::conflict(
+                    "match_not_active",
+                    "This match is over.",
+                ));
+            }
+        };
+        let seat_u = seat as usize;
+        if !prompt.awaiting.contains(&seat_u) {
+            return Err(ApiError::conflict(
+                "not_your_turn",
+                format!(
+                    "It is not your turn: the match awaits seats {:?}.",
+                    prompt.awaiting
+                ),
+            ));
+        }
+        let action = game.validate(&state, seat_u, &req.action)?;
+        let public = game.public_part(&state, seat_u, &action)?;
+        let seed = seed_of(&m)?;
+        let t = game.apply(
+            &state,
+            seat_u,
+            &action,
+            &mut GameRng::for_step(&seed, m.step as u64),
+        )?;
+        let now = self.clock.now();
+        let step = m.step;
+        m.version += 1;
+        if t.completes_step {
+            m.step += 1;
+        }
+        m.updated_at = now;
+        let row = moves::Model {
+            id: 0,
+            match_id: id,
+            step,
+            seat,
+            player_id: Some(me.id),
+            action: action.to_string(),
+            public_action: public.as_ref().map(|p| p.to_string()),
+            revealed: public.is_none(),
+            completes_step: t.completes_step,
+            version_after: m.version,
+            created_at: now,
+        };
+        let mut active: moves::ActiveModel = row.clone().into();
+        active.id = NotSet;
+        store::insert_move(&tx, active).await?;
+        if t.reveal {
+            store::reveal_moves(&tx, id).await?;
+        }
+        let event_rows = t
+            .events
+            .iter()
+            .map(|e| events::ActiveModel {
+                id: NotSet,
+                match_id: Set(id),
+                version: Set(m.version),
+                audience_seat: Set(match e.audience {
+                    Audience::Public => None,
+                    Audience::Seat(s) => Some(s as i32),
+                }),
+                kind: Set(e.kind.clone()),
+                data: Set(e.data.to_string()),
+                created_at: Set(now),
+            })
+            .collect();
+        store::insert_events(&tx, event_rows).await?;
+        for r in &t.rounds {
+            store::insert_round(&tx, round_rows(id, step, r, &seats, now)).await?;
+        }
+        if let Progress::Finished(outcome) = game.progress(&t.state)? {
+            finish(&tx, &mut m, &outcome, now).await?;
+            store::reveal_moves(&tx, id).await?;
+        }
+        m.state = Some(t.state.to_string());
+        store::update_match(&tx, m).await?;
+        tx.commit().await?;
+        receipt(&row)
+    }
+
+    /// The caller's seat in a match, if any.
+    async fn caller_seat(
+        &self,
+        caller: Option<Uuid>,
+        match_id: Uuid,
+    ) -> Result<(Vec<match_seats::Model>, Option<i32>), ApiError> {
+        let seats = store::seats_of(&self.db, match_id).await?;
+        let seat = caller.and_then(|c| seats.iter().find(|s| s.player_id == c).map(|s| s.seat));
+        Ok((seats, seat))
+    }
+
+    pub async fn list_moves(
+        &self,
+        caller: Option<Uuid>,
+        id: Uuid,
+        limit: Option<u64>,
+        cursor: Option<String>,
+    ) -> Result<MovePage, ApiError> {
+        let limit = page_limit(limit)?;
+        let m = store::match_by_id(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let over = m.status != ACTIVE && m.status != super::matches::WAITING;
+        let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
+        let (seats, my_seat) = self.caller_seat(caller, id).await?;
+        let names = self.names(&self.db, &seats, None).await?;
+        let mut rows = store::moves_of(&self.db, id, after, limit + 1).await?;
+        let more = rows.len() as u64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = if more {
+            rows.last().map(|r| encode_cursor(&r.id.to_string()))
+        } else {
+            None
+        };
+        let items = rows
+            .iter()
+            .map(|r| {
+                let visible = over || r.revealed || my_seat == Some(r.seat);
+                let action = if visible {
+                    &r.action
+                } else {
+                    r.public_action.as_deref().unwrap_or("{}")
+                };
+                Ok(MoveResponse {
+                    id: r.id,
+                    step: r.step,
+                    seat: r.seat as usize,
+                    player: r.player_id.map(|p| PlayerRef {
+                        id: p,
+                        name: names.get(&p).cloned().unwrap_or_default(),
+                    }),
+                    sealed: !visible,
+                    action: serde_json::from_str(action).map_err(ApiError::internal)?,
+                    version: r.version_after,
+                    created_at: r.created_at,
+                })
+            })
+            .collect::<Result<Vec<_>, ApiError>>()?;
+        Ok(MovePage { items, next_cursor })
+    }
+
+    pub async fn list_events(
+        &self,
+        caller: Option<Uuid>,
+        id: Uuid,
+        limit: Option<u64>,
+        cursor: Option<String>,
+    ) -> Result<EventPage, ApiError> {
+        let limit = page_limit(limit)?;
+        let m = store::match_by_id(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let over = m.status != ACTIVE && m.status != super::matches::WAITING;
+        let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
+        let (_, my_seat) = self.caller_seat(caller, id).await?;
+        let mut rows = store::events_of(&self.db, id, my_seat, over, after, limit + 1).await?;
+        let more = rows.len() as u64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = if more {
+            rows.last().map(|r| encode_cursor(&r.id.to_string()))
+        } else {
+            None
+        };
+        let items = rows
+            .iter()
+            .map(|e| {
+                Ok(EventResponse {
+                    id: e.id,
+                    version: e.version,
+                    audience_seat: e.audience_seat.map(|s| s as usize),
+                    kind: e.kind.clone(),
+                    data: serde_json::from_str(&e.data).map_err(ApiError::internal)?,
+                    created_at: e.created_at,
+                })
+            })
+            .collect::<Result<Vec<_>, ApiError>>()?;
+        Ok(EventPage { items, next_cursor })
+    }
+
+    pub async fn list_rounds(&self, id: Uuid) -> Result<RoundPage, ApiError> {
+        store::match_by_id(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let seats = store::seats_of(&self.db, id).await?;
+        let names = self.names(&self.db, &seats, None).await?;
+        let player_ref = |p: Option<Uuid>| {
+            p.map(|id| PlayerRef {
+                id,
+                name: names.get(&id).cloned().unwrap_or_default(),
+            })
+        };
+        let items = store::rounds_of(&self.db, id)
+            .await?
+            .into_iter()
+            .map(|r| RoundResponse {
+                round: r.round.round as u32,
+                step: r.round.step,
+                value: r.round.value,
+                outcome: r.round.outcome,
+                total_a: r.round.total_a,
+                total_b: r.round.total_b,
+                lead_seat: r.round.lead_seat.map(|s| s as usize),
+                seats: r
+                    .seats
+                    .into_iter()
+                    .map(|s| RoundSeatResponse {
+                        seat: s.seat as usize,
+                        player: player_ref(s.player_id),
+                        card: s.card,
+                        kind: s.kind,
+                        stake: s.stake,
+                        choice: s.choice,
+                        success: s.success,
+                        delta: s.delta,
+                        drew: s.drew as u32,
+                    })
+                    .collect(),
+                ledger: r
+                    .ledger
+                    .into_iter()
+                    .map(|l| LedgerResponse {
+                        seat: l.seat as usize,
+                        amount: l.amount,
+                        reason: l.reason,
+                    })
+                    .collect(),
+                created_at: r.round.created_at,
+            })
+            .collect();
+        Ok(RoundPage {
+            items,
+            next_cursor: None,
+        })
+    }
+}
+
+fn parse_id_cursor(c: &str) -> Result<i64, ApiError> {
+    decode_cursor(c)?.parse().map_err(|_| {
+        ApiError::bad_request(
+            "invalid_cursor",
+            "The cursor is not one this server issued.",
+        )
+    })
+}

@@ -1,0 +1,177 @@
+//! Connect, migrate, bind, serve. Used by `main` and by the tests alike.
+
+use std::net::TcpListener;
+use std::sync::Arc;
+
+use actix_web::dev::Server;
+use actix_web::http::Method;
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use secrecy::ExposeSecret;
+use serde_json::Value;
+use utoipa_actix_web::AppExt;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::auth::JwtKeys;
+use crate::config::{DatabaseKind, Settings};
+use crate::errors::{ApiError, extractors};
+use crate::service::clock::{Clock, SystemClock};
+use crate::service::data::DataStore;
+use crate::service::{Service, registry};
+use crate::store;
+
+/// The largest request body accepted (a move or a position is far smaller).
+const MAX_BODY: usize = 256 * 1024;
+
+pub struct Application {
+    port: u16,
+    server: Server,
+}
+
+/// The path templates of the API with their methods, for 405 answers.
+#[derive(Clone)]
+struct RouteTable(Vec<(Vec<String>, Vec<String>)>);
+
+impl RouteTable {
+    fn from_spec(spec: &Value) -> Self {
+        let mut routes = Vec::new();
+        if let Some(paths) = spec.get("paths").and_then(Value::as_object) {
+            for (path, item) in paths {
+                let segments = path.split('/').map(str::to_owned).collect();
+                let methods = item
+                    .as_object()
+                    .map(|o| o.keys().map(|m| m.to_uppercase()).collect())
+                    .unwrap_or_default();
+                routes.push((segments, methods));
+            }
+        }
+        Self(routes)
+    }
+
+    /// The methods allowed on `path`, if it is one of ours.
+    fn allowed(&self, path: &str) -> Option<Vec<String>> {
+        let given: Vec<&str> = path.split('/').collect();
+        let mut found: Option<Vec<String>> = None;
+        for (segments, methods) in &self.0 {
+            let fits = segments.len() == given.len()
+                && segments.iter().zip(&given).all(|(t, g)| {
+                    (t.starts_with('{') && t.ends_with('}') && !g.is_empty()) || t == g
+                });
+            if fits {
+                found
+                    .get_or_insert_with(Vec::new)
+                    .extend(methods.iter().cloned());
+            }
+        }
+        found.map(|mut m| {
+            m.sort();
+            m.dedup();
+            m
+        })
+    }
+}
+
+async fn fallback(
+    req: HttpRequest,
+    routes: web::Data<RouteTable>,
+) -> Result<HttpResponse, ApiError> {
+    match routes.allowed(req.path()) {
+        Some(methods) if !methods.iter().any(|m| m == req.method().as_str()) => {
+            if req.method() == Method::OPTIONS {
+                return Ok(HttpResponse::NoContent()
+                    .insert_header(("Allow", methods.join(", ")))
+                    .finish());
+            }
+            Err(ApiError::method_not_allowed(methods.join(", ")))
+        }
+        _ => Err(ApiError::not_found(
+            "not_found",
+            format!("There is no resource at {}.", req.path()),
+        )),
+    }
+}
+
+impl Application {
+    pub async fn build(settings: Settings) -> anyhow::Result<Self> {
+        Self::build_with_clock(settings, Arc::new(SystemClock)).await
+    }
+
+    pub async fn build_with_clock(
+        settings: Settings,
+        clock: Arc<dyn Clock>,
+    ) -> anyhow::Result<Self> {
+        let db = store::connect(&settings).await?;
+        store::migrate(&db).await?;
+        let games = registry::all_games();
+        let data = DataStore::load(&games, settings.data_dir.as_deref())?;
+        data.persist(&db, clock.now()).await?;
+        let secret = match &settings.jwt_secret {
+            Some(s) => s.expose_secret().as_bytes().to_vec(),
+            None if settings.database_kind()? == DatabaseKind::Sqlite => {
+                let mut fresh = [0u8; 32];
+                getrandom::fill(&mut fresh)
+                    .map_err(|e| anyhow::anyhow!("no OS randomness: {e}"))?;
+                let fresh_hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
+                let stored = store::setting_or_insert(&db, "jwt_secret", &fresh_hex).await?;
+                if stored == fresh_hex {
+                    tracing::warn!(
+                        "JWT_SECRET is not set: generated one and stored it in the database"
+                    );
+                } else {
+                    tracing::info!("JWT_SECRET is not set: using the one stored in the database");
+                }
+                stored.into_bytes()
+            }
+            None => anyhow::bail!("JWT_SECRET is required on Postgres"),
+        };
+        let jwt = JwtKeys::new(&secret, settings.token_ttl_seconds);
+        let spec = crate::openapi::spec_json(&games);
+        let routes = web::Data::new(RouteTable::from_spec(&spec));
+        let openapi: utoipa::openapi::OpenApi = serde_json::from_value(spec.clone())?;
+        let spec = web::Data::new(spec);
+        let service = web::Data::new(Service::new(db, games, data, jwt, clock));
+
+        let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
+        let port = listener.local_addr()?.port();
+        let server = HttpServer::new(move || {
+            let (app, _) = App::new()
+                .wrap(tracing_actix_web::TracingLogger::default())
+                .app_data(service.clone())
+                .app_data(routes.clone())
+                .app_data(spec.clone())
+                .app_data(
+                    web::JsonConfig::default()
+                        .limit(MAX_BODY)
+                        .error_handler(extractors::json),
+                )
+                .app_data(web::PathConfig::default().error_handler(extractors::path))
+                .app_data(web::QueryConfig::default().error_handler(extractors::query))
+                .app_data(web::PayloadConfig::default().limit(MAX_BODY))
+                .into_utoipa_app()
+                .configure(crate::api::routes)
+                .split_for_parts();
+            app.route("/api/v1/openapi.json", web::get().to(serve_spec))
+                .service(
+                    SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", openapi.clone()),
+                )
+                .default_service(web::to(fallback))
+        })
+        .listen(listener)?
+        .shutdown_timeout(10)
+        .run();
+        tracing::info!(port, "listening");
+        Ok(Self { port, server })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Serves until SIGINT/SIGTERM, then drains in-flight requests.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        self.server.await
+    }
+}
+
+async fn serve_spec(spec: web::Data<Value>) -> HttpResponse {
+    HttpResponse::Ok().json(spec.get_ref())
+}

@@ -1,0 +1,31 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "matches")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    pub game: String,
+    pub status: String,
+    pub seat_count: i32,
+    pub owner_id: Option<Uuid>,
+    pub options: String,
+    pub position: Option<String>,
+    pub rated: bool,
+    pub seed: Vec<u8>,
+    pub seed_sha256: String,
+    pub state: Option<String>,
+    pub step: i64,
+    pub version: i64,
+    pub engine_version: String,
+    pub data_sha256: String,
+    pub created_at: ChronoDateTimeUtc,
+    pub started_at: Option<ChronoDateTimeUtc>,
+    pub finished_at: Option<ChronoDateTimeUtc>,
+    pub updated_at: ChronoDateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,13 @@
+//! sea-orm entities, one per table. Never serialized as API bodies.
+
+pub mod events;
+pub mod game_data;
+pub mod ledger;
+pub mod match_results;
+pub mod match_seats;
+pub mod matches;
+pub mod moves;
+pub mod players;
+pub mod round_seats;
+pub mod rounds;
+pub mod server_settings;

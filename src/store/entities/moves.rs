@@ -1,0 +1,23 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "moves")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub match_id: Uuid,
+    pub step: i64,
+    pub seat: i32,
+    pub player_id: Option<Uuid>,
+    pub action: String,
+    pub public_action: Option<String>,
+    pub revealed: bool,
+    pub completes_step: bool,
+    pub version_after: i64,
+    pub created_at: ChronoDateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

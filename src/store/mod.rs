@@ -1,0 +1,98 @@
+//! Entities and the queries the service needs. Nothing above this module builds SQL.
+//! Query functions take `&impl ConnectionTrait`, so they work on a pool or a transaction.
+
+pub mod entities;
+mod queries;
+
+pub use queries::*;
+
+use std::time::Duration;
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, SqliteTransactionMode, TransactionOptions, TransactionTrait,
+};
+
+use crate::config::{DatabaseKind, Settings};
+
+/// Opens the pool: SQLite in WAL mode with a few connections, Postgres sized for the machine.
+pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    let kind = settings.database_kind()?;
+    let mut opts = ConnectOptions::new(settings.database_url.clone());
+    opts.sqlx_logging(false)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_timeout(Duration::from_secs(10));
+    match kind {
+        DatabaseKind::Sqlite => {
+            opts.max_connections(settings.max_connections.unwrap_or(4))
+                .min_connections(1)
+                .map_sqlx_sqlite_opts(|o: SqliteConnectOptions| {
+                    o.journal_mode(SqliteJournalMode::Wal)
+                        .busy_timeout(Duration::from_secs(10))
+                        .foreign_keys(true)
+                        .create_if_missing(true)
+                });
+        }
+        DatabaseKind::Postgres => {
+            opts.max_connections(settings.max_connections.unwrap_or(16))
+                .min_connections(1);
+            if let Some(schema) = &settings.database_schema {
+                opts.set_schema_search_path(schema.clone());
+            }
+        }
+    }
+    Ok(Database::connect(opts).await?)
+}
+
+/// Runs every pending migration. On Postgres under an advisory lock, so replicas
+/// starting together migrate once.
+pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    if db.get_database_backend() == DbBackend::Postgres {
+        let tx = db.begin().await?;
+        tx.execute_unprepared("SELECT pg_advisory_xact_lock(7153092215)")
+            .await?;
+        Migrator::up(&tx, None).await?;
+        tx.commit().await
+    } else {
+        Migrator::up(db, None).await
+    }
+}
+
+/// A write transaction: IMMEDIATE on SQLite (sea-query drops row locks there), so
+/// writers queue at BEGIN instead of failing at their first write.
+pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
+    if db.get_database_backend() == DbBackend::Sqlite {
+        db.begin_with_options(TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..Default::default()
+        })
+        .await
+    } else {
+        db.begin().await
+    }
+}
+
+/// Whether an error is contention worth a retry (serialization failure, deadlock,
+/// SQLite busy, pool exhaustion) rather than a fault.
+pub fn is_contention(e: &DbErr) -> bool {
+    let text = e.to_string();
+    [
+        "database is locked",
+        "SQLITE_BUSY",
+        "40001",
+        "40P01",
+        "could not serialize",
+        "deadlock detected",
+        "pool timed out",
+        "PoolTimedOut",
+    ]
+    .iter()
+    .any(|needle| text.contains(needle))
+}
+
+/// Checks that the database answers.
+pub async fn ping(db: &impl ConnectionTrait) -> Result<(), DbErr> {
+    db.execute_unprepared("SELECT 1").await.map(|_| ())
+}

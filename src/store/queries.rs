@@ -1,0 +1,438 @@
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr,
+    EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait,
+};
+use uuid::Uuid;
+
+use super::entities::{
+    events, game_data, ledger, match_results, match_seats, matches, moves, players, round_seats,
+    rounds, server_settings,
+};
+
+// ---------------------------------------------------------------- players
+
+pub async fn insert_player(db: &impl ConnectionTrait, player: players::Model) -> Result<(), DbErr> {
+    players::Entity::insert(player.into_active_model())
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn player_by_name(
+    db: &impl ConnectionTrait,
+    name: &str,
+) -> Result<Option<players::Model>, DbErr> {
+    players::Entity::find()
+        .filter(players::Column::NameKey.eq(name.to_lowercase()))
+        .one(db)
+        .await
+}
+
+pub async fn player_by_id(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<players::Model>, DbErr> {
+    players::Entity::find_by_id(id).one(db).await
+}
+
+pub async fn players_by_ids(
+    db: &impl ConnectionTrait,
+    ids: Vec<Uuid>,
+) -> Result<Vec<players::Model>, DbErr> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    players::Entity::find()
+        .filter(players::Column::Id.is_in(ids))
+        .all(db)
+        .await
+}
+
+// ---------------------------------------------------------------- matches
+
+pub async fn insert_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
+    matches::Entity::insert(m.into_active_model())
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn match_by_id(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<matches::Model>, DbErr> {
+    matches::Entity::find_by_id(id).one(db).await
+}
+
+/// Reads a match for update. Postgres takes a row lock; SQLite needs none because
+/// the caller's transaction began IMMEDIATE and so already holds the write lock.
+pub async fn lock_match(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<matches::Model>, DbErr> {
+    let q = matches::Entity::find_by_id(id);
+    if db.get_database_backend() == DbBackend::Postgres {
+        q.lock_exclusive().one(db).await
+    } else {
+        q.one(db).await
+    }
+}
+
+/// Writes back every column of a match row.
+pub async fn update_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
+    let mut active = m.into_active_model();
+    active = active.reset_all();
+    active.update(db).await.map(|_| ())
+}
+
+pub async fn delete_match(db: &impl ConnectionTrait, id: Uuid) -> Result<(), DbErr> {
+    matches::Entity::delete_by_id(id).exec(db).await.map(|_| ())
+}
+
+/// Filters of the match list.
+#[derive(Debug, Default, Clone)]
+pub struct MatchFilter {
+    pub game: Option<String>,
+    pub status: Option<String>,
+    pub player_id: Option<Uuid>,
+    /// Only matches whose id is below this one (ids are UUIDv7: time-ordered).
+    pub before: Option<Uuid>,
+}
+
+pub async fn list_matches(
+    db: &impl ConnectionTrait,
+    filter: &MatchFilter,
+    limit: u64,
+) -> Result<Vec<matches::Model>, DbErr> {
+    let mut q = matches::Entity::find();
+    if let Some(g) = &filter.game {
+        q = q.filter(matches::Column::Game.eq(g.clone()));
+    }
+    if let Some(s) = &filter.status {
+        q = q.filter(matches::Column::Status.eq(s.clone()));
+    }
+    if let Some(before) = filter.before {
+        q = q.filter(matches::Column::Id.lt(before));
+    }
+    if let Some(p) = filter.player_id {
+        let seated = match_seats::Entity::find()
+            .select_only()
+            .column(match_seats::Column::MatchId)
+            .filter(match_seats::Column::PlayerId.eq(p))
+            .into_query();
+        q = q.filter(matches::Column::Id.in_subquery(seated));
+    }
+    q.order_by_desc(matches::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await
+}
+
+// ---------------------------------------------------------------- seats
+
+pub async fn seats_of(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+) -> Result<Vec<match_seats::Model>, DbErr> {
+    match_seats::Entity::find()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .order_by_asc(match_seats::Column::Seat)
+        .all(db)
+        .await
+}
+
+pub async fn seats_of_matches(
+    db: &impl ConnectionTrait,
+    match_ids: Vec<Uuid>,
+) -> Result<Vec<match_seats::Model>, DbErr> {
+    if match_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    match_seats::Entity::find()
+        .filter(match_seats::Column::MatchId.is_in(match_ids))
+        .order_by_asc(match_seats::Column::Seat)
+        .all(db)
+        .await
+}
+
+pub async fn insert_seat(db: &impl ConnectionTrait, seat: match_seats::Model) -> Result<(), DbErr> {
+    match_seats::Entity::insert(seat.into_active_model())
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn delete_seat(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    seat: i32,
+) -> Result<(), DbErr> {
+    match_seats::Entity::delete_many()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .filter(match_seats::Column::Seat.eq(seat))
+        .exec(db)
+        .await
+        .map(|_| ())
+}
+
+/// Replaces a match's seats (compaction at the start).
+pub async fn replace_seats(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    seats: Vec<match_seats::Model>,
+) -> Result<(), DbErr> {
+    match_seats::Entity::delete_many()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .exec(db)
+        .await?;
+    if seats.is_empty() {
+        return Ok(());
+    }
+    match_seats::Entity::insert_many(seats.into_iter().map(|s| s.into_active_model()))
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+// ---------------------------------------------------------------- moves
+
+pub async fn move_at(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    step: i64,
+    seat: i32,
+) -> Result<Option<moves::Model>, DbErr> {
+    moves::Entity::find()
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::Step.eq(step))
+        .filter(moves::Column::Seat.eq(seat))
+        .one(db)
+        .await
+}
+
+pub async fn insert_move(db: &impl ConnectionTrait, m: moves::ActiveModel) -> Result<(), DbErr> {
+    moves::Entity::insert(m)
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+/// Marks every stored move of a match public (a reveal).
+pub async fn reveal_moves(db: &impl ConnectionTrait, match_id: Uuid) -> Result<(), DbErr> {
+    moves::Entity::update_many()
+        .col_expr(moves::Column::Revealed, Expr::value(true))
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::Revealed.eq(false))
+        .exec(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn moves_of(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    after_id: Option<i64>,
+    limit: u64,
+) -> Result<Vec<moves::Model>, DbErr> {
+    let mut q = moves::Entity::find().filter(moves::Column::MatchId.eq(match_id));
+    if let Some(a) = after_id {
+        q = q.filter(moves::Column::Id.gt(a));
+    }
+    q.order_by_asc(moves::Column::Id).limit(limit).all(db).await
+}
+
+pub async fn count_moves(db: &impl ConnectionTrait, match_id: Uuid) -> Result<u64, DbErr> {
+    moves::Entity::find()
+        .filter(moves::Column::MatchId.eq(match_id))
+        .count(db)
+        .await
+}
+
+// ---------------------------------------------------------------- events
+
+pub async fn insert_events(
+    db: &impl ConnectionTrait,
+    rows: Vec<events::ActiveModel>,
+) -> Result<(), DbErr> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    events::Entity::insert_many(rows)
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+/// Events one audience may see: public ones, plus those of `seat` when given.
+pub async fn events_of(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    seat: Option<i32>,
+    everything: bool,
+    after_id: Option<i64>,
+    limit: u64,
+) -> Result<Vec<events::Model>, DbErr> {
+    let mut q = events::Entity::find().filter(events::Column::MatchId.eq(match_id));
+    if !everything {
+        q = match seat {
+            Some(s) => q.filter(
+                events::Column::AudienceSeat
+                    .is_null()
+                    .or(events::Column::AudienceSeat.eq(s)),
+            ),
+            None => q.filter(events::Column::AudienceSeat.is_null()),
+        };
+    }
+    if let Some(a) = after_id {
+        q = q.filter(events::Column::Id.gt(a));
+    }
+    q.order_by_asc(events::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await
+}
+
+// ---------------------------------------------------------------- history
+
+pub struct RoundRows {
+    pub round: rounds::Model,
+    pub seats: Vec<round_seats::Model>,
+    pub ledger: Vec<ledger::Model>,
+}
+
+pub async fn insert_round(db: &impl ConnectionTrait, rows: RoundRows) -> Result<(), DbErr> {
+    rounds::Entity::insert(rows.round.into_active_model())
+        .exec_without_returning(db)
+        .await?;
+    if !rows.seats.is_empty() {
+        round_seats::Entity::insert_many(rows.seats.into_iter().map(|s| s.into_active_model()))
+            .exec_without_returning(db)
+            .await?;
+    }
+    if !rows.ledger.is_empty() {
+        ledger::Entity::insert_many(rows.ledger.into_iter().map(|l| {
+            let mut a = l.into_active_model();
+            a.id = sea_orm::ActiveValue::NotSet;
+            a
+        }))
+        .exec_without_returning(db)
+        .await?;
+    }
+    Ok(())
+}
+
+pub async fn rounds_of(db: &impl ConnectionTrait, match_id: Uuid) -> Result<Vec<RoundRows>, DbErr> {
+    let rounds = rounds::Entity::find()
+        .filter(rounds::Column::MatchId.eq(match_id))
+        .order_by_asc(rounds::Column::Round)
+        .all(db)
+        .await?;
+    let seats = round_seats::Entity::find()
+        .filter(round_seats::Column::MatchId.eq(match_id))
+        .order_by_asc(round_seats::Column::Round)
+        .order_by_asc(round_seats::Column::Seat)
+        .all(db)
+        .await?;
+    let ledger = ledger::Entity::find()
+        .filter(ledger::Column::MatchId.eq(match_id))
+        .order_by_asc(ledger::Column::Id)
+        .all(db)
+        .await?;
+    Ok(rounds
+        .into_iter()
+        .map(|round| RoundRows {
+            seats: seats
+                .iter()
+                .filter(|s| s.round == round.round)
+                .cloned()
+                .collect(),
+            ledger: ledger
+                .iter()
+                .filter(|l| l.round == round.round)
+                .cloned()
+                .collect(),
+            round,
+        })
+        .collect())
+}
+
+pub async fn insert_results(
+    db: &impl ConnectionTrait,
+    rows: Vec<match_results::Model>,
+) -> Result<(), DbErr> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    match_results::Entity::insert_many(rows.into_iter().map(|r| r.into_active_model()))
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+// ---------------------------------------------------------------- component data
+
+/// Stores a data set under its hash; a second store of the same hash is a no-op.
+pub async fn ensure_game_data(
+    db: &impl ConnectionTrait,
+    sha256: &str,
+    game: &str,
+    files: &str,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let row = game_data::ActiveModel {
+        sha256: Set(sha256.to_owned()),
+        game: Set(game.to_owned()),
+        files: Set(files.to_owned()),
+        created_at: Set(now),
+    };
+    game_data::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(game_data::Column::Sha256)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn game_data_by_sha(
+    db: &impl ConnectionTrait,
+    sha256: &str,
+) -> Result<Option<game_data::Model>, DbErr> {
+    game_data::Entity::find_by_id(sha256.to_owned())
+        .one(db)
+        .await
+}
+
+// ---------------------------------------------------------------- settings
+
+pub async fn setting(db: &impl ConnectionTrait, key: &str) -> Result<Option<String>, DbErr> {
+    Ok(server_settings::Entity::find_by_id(key.to_owned())
+        .one(db)
+        .await?
+        .map(|s| s.value))
+}
+
+/// Stores a value unless one is already there; answers the stored value.
+pub async fn setting_or_insert(
+    db: &impl ConnectionTrait,
+    key: &str,
+    value: &str,
+) -> Result<String, DbErr> {
+    let row = server_settings::ActiveModel {
+        key: Set(key.to_owned()),
+        value: Set(value.to_owned()),
+    };
+    server_settings::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(server_settings::Column::Key)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    Ok(setting(db, key).await?.unwrap_or_else(|| value.to_owned()))
+}

@@ -1,0 +1,15 @@
+//! Tracing: pretty for people, JSON for log pipelines; silent in tests unless TEST_LOG=1.
+
+use tracing_subscriber::EnvFilter;
+
+/// Installs the global subscriber once; later calls do nothing.
+pub fn init(format: &str, default_filter: &str) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
+    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    let _ = if format == "json" {
+        builder.json().flatten_event(true).try_init()
+    } else {
+        builder.try_init()
+    };
+}
