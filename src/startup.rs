@@ -133,7 +133,9 @@ impl Application {
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {
+            // Registered before the /api/v1 scope, which would otherwise answer for it.
             let (app, _) = App::new()
+                .route("/api/v1/openapi.json", web::get().to(serve_spec))
                 .wrap(tracing_actix_web::TracingLogger::default())
                 .app_data(service.clone())
                 .app_data(routes.clone())
@@ -149,10 +151,7 @@ impl Application {
                 .into_utoipa_app()
                 .configure(crate::api::routes)
                 .split_for_parts();
-            app.route("/api/v1/openapi.json", web::get().to(serve_spec))
-                .service(
-                    SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", openapi.clone()),
-                )
+            app.service(SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", openapi.clone()))
                 .default_service(web::to(fallback))
         })
         .listen(listener)?

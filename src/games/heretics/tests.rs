@@ -396,6 +396,11 @@ fn example_11_in_wave_2_a_seat_with_an_empty_hand_is_absent_and_a_lone_card_must
 
     let t = play(&s, 0, &card("H9"));
     assert!(t.completes_step && t.reveal);
+    let record = &t.rounds[0];
+    assert_eq!(record.seats[1].card, None);
+    assert_eq!(record.seats[1].kind.as_deref(), Some("absent"));
+    assert_eq!(record.seats[1].success, Some(false));
+    assert_eq!(record.seats[1].choice, None);
     let r = last(&t.state);
     assert_eq!(r.per_seat[1].status, Status::Absent);
     assert_eq!(r.per_seat[1].role, Role::Absent);
@@ -709,6 +714,29 @@ fn when_every_temple_is_empty_after_wave_1_the_game_ends_at_once() {
         Heretics::progress(&t.state),
         Progress::Finished(_)
     ));
+}
+
+#[test]
+fn when_wave_1_ends_with_an_empty_deck_wave_2_starts_and_the_game_ends_at_once() {
+    let data = test_data(vec![city("x", 1, 2, vec![])]);
+    let position = HereticsPosition {
+        factions: Some(vec!["hussites".into(), "reformers".into()]),
+        hand: vec![ids(&["H3"]), ids(&["R2"])],
+        temple: None,
+        cemetery: None,
+        won_cities: None,
+        unclaimed: vec![],
+        city_deck: vec!["x".into()],
+        wave: 1,
+    };
+    let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
+    let t = play_round(&s, &[Some("H3"), Some("R2")]);
+    let kinds: Vec<&str> = t.events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds[kinds.len() - 2..], ["wave_started", "game_finished"]);
+    assert!(t.state.finished);
+    assert_eq!(t.state.wave, 2);
+    assert_eq!(t.state.hand[0], ids(&["H3"]));
+    assert_eq!(t.state.scores, vec![2, 0]);
 }
 
 #[test]

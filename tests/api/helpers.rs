@@ -1,0 +1,315 @@
+use std::sync::Arc;
+
+use reqwest::{Method, StatusCode};
+use sealed_orders::config::Settings;
+use sealed_orders::games::legal;
+use sealed_orders::games::rng::GameRng;
+use sealed_orders::service::clock::SystemClock;
+use sealed_orders::startup::Application;
+use secrecy::SecretString;
+use serde_json::{Value, json};
+
+/// Where a test's data lives; removed when the test ends.
+enum DbGuard {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { url: String, schema: String },
+}
+
+impl Drop for DbGuard {
+    fn drop(&mut self) {
+        if let DbGuard::Postgres { url, schema } = self {
+            let (url, schema) = (url.clone(), schema.clone());
+            // Drop runs outside async; a short-lived runtime on its own thread drops the schema.
+            let _ = std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build();
+                if let Ok(rt) = rt {
+                    rt.block_on(async {
+                        if let Ok(db) = sea_orm::Database::connect(url).await {
+                            use sea_orm::ConnectionTrait;
+                            let _ = db
+                                .execute_unprepared(&format!(
+                                    "DROP SCHEMA IF EXISTS {schema} CASCADE"
+                                ))
+                                .await;
+                        }
+                    });
+                }
+            })
+            .join();
+        }
+    }
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    #[allow(dead_code)]
+    pub settings: Settings,
+    _db: DbGuard,
+}
+
+/// A fresh database for one test, and the settings that point at it.
+pub async fn test_settings() -> (Settings, DbGuardHandle) {
+    let mut settings = Settings {
+        database_url: String::new(),
+        database_schema: None,
+        host: "127.0.0.1".into(),
+        port: 0,
+        jwt_secret: Some(SecretString::from("test-secret-test-secret-test-secret!")),
+        token_ttl_seconds: 3600,
+        data_dir: None,
+        max_connections: None,
+        log_format: "pretty".into(),
+    };
+    let guard = match std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+    {
+        Some(url) => {
+            let schema = format!("test_{}", uuid::Uuid::new_v4().simple());
+            let admin = sea_orm::Database::connect(url.clone())
+                .await
+                .expect("connect to TEST_DATABASE_URL");
+            use sea_orm::ConnectionTrait;
+            admin
+                .execute_unprepared(&format!("CREATE SCHEMA {schema}"))
+                .await
+                .expect("create the test schema");
+            admin.close().await.ok();
+            settings.database_url = url.clone();
+            settings.database_schema = Some(schema.clone());
+            DbGuard::Postgres { url, schema }
+        }
+        None => {
+            let dir = tempfile::tempdir().expect("temp dir");
+            settings.database_url = format!("sqlite://{}/test.db?mode=rwc", dir.path().display());
+            DbGuard::Sqlite(dir)
+        }
+    };
+    (settings, DbGuardHandle(guard))
+}
+
+pub struct DbGuardHandle(DbGuard);
+
+pub async fn spawn_app() -> TestApp {
+    if std::env::var("TEST_LOG").is_ok() {
+        sealed_orders::telemetry::init("pretty", "debug");
+    }
+    let (settings, guard) = test_settings().await;
+    let app = Application::build_with_clock(settings.clone(), Arc::new(SystemClock))
+        .await
+        .expect("build the application");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp {
+        address,
+        client: reqwest::Client::new(),
+        settings,
+        _db: guard.0,
+    }
+}
+
+/// A response read whole.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub content_type: String,
+    pub headers: reqwest::header::HeaderMap,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).unwrap_or_else(|_| panic!("not JSON: {}", self.text))
+    }
+    /// Asserts the status and answers the body.
+    pub fn expect(&self, status: u16) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.text
+        );
+        self.json()
+    }
+    /// Asserts a problem document with this status and code.
+    pub fn problem(&self, status: u16, code: &str) -> Value {
+        assert_eq!(self.status.as_u16(), status, "body: {}", self.text);
+        assert_eq!(
+            self.content_type, "application/problem+json",
+            "body: {}",
+            self.text
+        );
+        let body = self.json();
+        assert_eq!(body["code"], code, "body: {}", self.text);
+        assert_eq!(body["status"], status);
+        for field in ["type", "title", "detail"] {
+            assert!(
+                body[field].is_string(),
+                "problem lacks {field}: {}",
+                self.text
+            );
+        }
+        body
+    }
+}
+
+pub struct Player {
+    pub name: String,
+    pub token: String,
+    #[allow(dead_code)]
+    pub id: String,
+}
+
+impl TestApp {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.address, path)
+    }
+
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Reply {
+        let mut req = self.client.request(method, self.url(path));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let resp = req.send().await.expect("request");
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let content_type = headers
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned();
+        let text = resp.text().await.expect("body");
+        Reply {
+            status,
+            content_type,
+            headers,
+            text,
+        }
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        self.send(Method::GET, path, token, None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: &Value) -> Reply {
+        self.send(Method::POST, path, token, Some(body)).await
+    }
+
+    pub async fn player(&self, name: &str) -> Player {
+        let created = self
+            .post(
+                "/api/v1/players",
+                None,
+                &json!({"name": name, "password": "password1"}),
+            )
+            .await
+            .expect(201);
+        let token = self
+            .post(
+                "/api/v1/auth/token",
+                None,
+                &json!({"name": name, "password": "password1"}),
+            )
+            .await
+            .expect(200);
+        Player {
+            name: name.to_owned(),
+            token: token["access_token"].as_str().expect("token").to_owned(),
+            id: created["id"].as_str().expect("id").to_owned(),
+        }
+    }
+
+    pub async fn players(&self, n: usize) -> Vec<Player> {
+        let mut out = Vec::new();
+        for i in 0..n {
+            out.push(self.player(&format!("player{i}")).await);
+        }
+        out
+    }
+
+    /// Creates a match of `players.len()` seats and seats everybody (it starts).
+    pub async fn started_match(&self, players: &[Player], game: &str, options: Value) -> String {
+        let m = self
+            .post(
+                "/api/v1/matches",
+                Some(&players[0].token),
+                &json!({"game": game, "seats": players.len(), "options": options}),
+            )
+            .await
+            .expect(201);
+        let id = m["id"].as_str().expect("id").to_owned();
+        for p in &players[1..] {
+            self.post(
+                &format!("/api/v1/matches/{id}/join"),
+                Some(&p.token),
+                &json!({}),
+            )
+            .await
+            .expect(200);
+        }
+        id
+    }
+
+    pub async fn match_as(&self, id: &str, player: Option<&Player>) -> Value {
+        self.get(
+            &format!("/api/v1/matches/{id}"),
+            player.map(|p| p.token.as_str()),
+        )
+        .await
+        .expect(200)
+    }
+
+    pub async fn submit(&self, id: &str, player: &Player, step: i64, action: Value) -> Reply {
+        self.post(
+            &format!("/api/v1/matches/{id}/moves"),
+            Some(&player.token),
+            &json!({"step": step, "action": action}),
+        )
+        .await
+    }
+
+    /// Plays a started match to its end with moves drawn from `legal`; answers the
+    /// finished match and the number of moves made.
+    pub async fn play_to_end(&self, id: &str, players: &[Player], seed: u8) -> (Value, usize) {
+        let mut rng = GameRng::from_key([seed; 32]);
+        let mut moves = 0;
+        loop {
+            let m = self.match_as(id, None).await;
+            if m["status"] != "active" {
+                return (m, moves);
+            }
+            let awaiting = m["prompt"]["awaiting"]
+                .as_array()
+                .expect("awaiting")
+                .clone();
+            for seat in awaiting {
+                let seat = seat.as_u64().expect("seat") as usize;
+                let p = &players[seat];
+                let mine = self.match_as(id, Some(p)).await;
+                let prompt = &mine["prompt"];
+                assert_eq!(prompt["your_turn"], true);
+                let legal_moves = prompt["legal"]
+                    .as_array()
+                    .expect("legal for the awaited seat")
+                    .clone();
+                let action = legal::sample(&legal_moves, &mut rng).expect("a legal move");
+                let step = prompt["step"].as_i64().expect("step");
+                self.submit(id, p, step, action).await.expect(200);
+                moves += 1;
+                assert!(moves < 5000, "the game does not end");
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! The leak test: while a card lies face down, no GET operation of the API (nor an
+//! error body) shows it to anybody but its author, and no public count moves.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Player, TestApp, spawn_app};
+
+/// Every GET operation of the generated spec, with the concrete paths that
+/// exercise it in this scenario. An operation without a fixture fails the test.
+fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
+    let mut f = BTreeMap::new();
+    f.insert("/healthz", vec!["/healthz".to_owned()]);
+    f.insert("/readyz", vec!["/readyz".to_owned()]);
+    f.insert("/api/v1/players/me", vec!["/api/v1/players/me".to_owned()]);
+    f.insert(
+        "/api/v1/players/{name}",
+        vec![format!("/api/v1/players/{name}")],
+    );
+    f.insert("/api/v1/games", vec!["/api/v1/games".to_owned()]);
+    f.insert(
+        "/api/v1/games/{game}",
+        vec!["/api/v1/games/malacca".to_owned()],
+    );
+    f.insert(
+        "/api/v1/matches",
+        vec![
+            "/api/v1/matches".to_owned(),
+            format!("/api/v1/matches?player={name}"),
+        ],
+    );
+    f.insert(
+        "/api/v1/matches/{id}",
+        vec![format!("/api/v1/matches/{id}")],
+    );
+    f.insert(
+        "/api/v1/matches/{id}/moves",
+        vec![format!("/api/v1/matches/{id}/moves")],
+    );
+    f.insert(
+        "/api/v1/matches/{id}/events",
+        vec![format!("/api/v1/matches/{id}/events")],
+    );
+    f.insert(
+        "/api/v1/matches/{id}/rounds",
+        vec![format!("/api/v1/matches/{id}/rounds")],
+    );
+    f
+}
+
+/// Every body a non-author can read: every GET operation as `reader` (or
+/// anonymously), and the error bodies of moves it may try.
+async fn readable(
+    app: &TestApp,
+    id: &str,
+    author: &Player,
+    reader: Option<&Player>,
+) -> Vec<(String, String)> {
+    let spec = sealed_orders::openapi::spec_json(&sealed_orders::service::registry::all_games());
+    let fixtures = fixtures(id, &author.name);
+    let mut bodies = Vec::new();
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        if item.get("get").is_none() {
+            continue;
+        }
+        let urls = fixtures
+            .get(path.as_str())
+            .unwrap_or_else(|| panic!("the leak test has no fixture for GET {path}: add one"));
+        for url in urls {
+            let r = app.get(url, reader.map(|p| p.token.as_str())).await;
+            bodies.push((format!("GET {url}"), r.text));
+        }
+    }
+    if let Some(p) = reader {
+        for action in [
+            // Always refused: not in hand, too high a stake, or the wrong phase.
+            json!({"type": "play", "card": "trade2", "stake": 9}),
+            json!({"type": "play", "card": "attack", "stake": 99}),
+            json!({"type": "choose", "kind": "attack"}),
+        ] {
+            for step in [0, 1, 5] {
+                let r = app.submit(id, p, step, action.clone()).await;
+                bodies.push((format!("POST moves step {step}"), r.text));
+            }
+        }
+    }
+    bodies
+}
+
+fn assert_hidden(bodies: &[(String, String)], secret: &str, who: &str) {
+    for (what, body) in bodies {
+        assert!(
+            !body.contains(secret),
+            "{who} sees {secret:?} in {what}: {body}"
+        );
+    }
+}
+
+async fn scenario(stakes: &str) -> (TestApp, Vec<Player>, String) {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let position = json!({
+        "round": 1, "captain": 0, "ships": [8, 9], "special_deck": ["trade2", "defense2"],
+        "players": [
+            {"coins": 5, "specials": ["attack2"]},
+            {"coins": 5, "specials": []},
+            {"coins": 5, "specials": []}
+        ]
+    });
+    let id = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"position": position, "stakes": stakes}),
+        )
+        .await;
+    (app, players, id)
+}
+
+#[tokio::test]
+async fn a_face_down_card_is_seen_by_nobody_but_its_author_in_open_betting() {
+    let (app, players, id) = scenario("open_sequential").await;
+    app.submit(
+        &id,
+        &players[0],
+        0,
+        json!({"type": "play", "card": "attack2", "stake": 2}),
+    )
+    .await
+    .expect(200);
+    for (who, reader) in [
+        ("seat 1", Some(&players[1])),
+        ("seat 2", Some(&players[2])),
+        ("a spectator", None),
+    ] {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert_hidden(&bodies, "attack2", who);
+        let m = app.match_as(&id, reader).await;
+        let seat0 = &m["view"]["players"][0];
+        assert_eq!(
+            seat0["special_count"], 1,
+            "{who}: the count of specials does not move"
+        );
+        assert_eq!(seat0["coins"], 3, "{who}: an open stake is public");
+        assert_eq!(seat0["stake"], 2);
+        assert_eq!(seat0["has_played"], true);
+    }
+    // The author sees its own card: the test can see what it looks for.
+    let own = app.match_as(&id, Some(&players[0])).await;
+    assert!(own.to_string().contains("attack2"));
+    // Once the round is revealed, everybody sees the card.
+    app.submit(
+        &id,
+        &players[1],
+        1,
+        json!({"type": "play", "card": "defense", "stake": 0}),
+    )
+    .await
+    .expect(200);
+    app.submit(
+        &id,
+        &players[2],
+        2,
+        json!({"type": "play", "card": "defense", "stake": 0}),
+    )
+    .await
+    .expect(200);
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    assert_eq!(rounds["items"][0]["seats"][0]["card"], "attack2");
+    // Drawn specials stay private: seats 1 and 2 defended and drew, and nobody else learns which.
+    let drawn = app.match_as(&id, Some(&players[2])).await["view"]["hand"].clone();
+    let secret = drawn
+        .as_array()
+        .expect("hand")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|c| !["attack", "defense", "trade"].contains(c))
+        .expect("seat 2 drew a special card")
+        .to_owned();
+    for (who, reader) in [("seat 1", Some(&players[1])), ("a spectator", None)] {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        let leaked: Vec<&String> = bodies
+            .iter()
+            .filter(|(_, b)| {
+                b.contains(&format!(
+                    "\"hand\":[\"attack\",\"defense\",\"trade\",\"{secret}\"]"
+                ))
+            })
+            .map(|(w, _)| w)
+            .collect();
+        assert!(leaked.is_empty(), "{who} sees seat 2's hand in {leaked:?}");
+        let m = app.match_as(&id, reader).await;
+        assert_eq!(m["view"]["players"][2]["special_count"], 1);
+    }
+}
+
+#[tokio::test]
+async fn a_sealed_stake_moves_no_public_balance_until_the_reveal() {
+    let (app, players, id) = scenario("sealed").await;
+    app.submit(
+        &id,
+        &players[0],
+        0,
+        json!({"type": "play", "card": "attack2", "stake": 4}),
+    )
+    .await
+    .expect(200);
+    for (who, reader) in [
+        ("seat 1", Some(&players[1])),
+        ("seat 2", Some(&players[2])),
+        ("a spectator", None),
+    ] {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert_hidden(&bodies, "attack2", who);
+        let m = app.match_as(&id, reader).await;
+        let seat0 = &m["view"]["players"][0];
+        assert_eq!(
+            seat0["coins"], 5,
+            "{who}: the balance is the start-of-betting one"
+        );
+        assert_eq!(seat0["stake"], Value::Null);
+        assert_eq!(seat0["special_count"], 1);
+        assert_eq!(seat0["has_played"], true);
+        let moves = app
+            .get(
+                &format!("/api/v1/matches/{id}/moves"),
+                reader.map(|p| p.token.as_str()),
+            )
+            .await
+            .expect(200);
+        assert_eq!(moves["items"][0]["sealed"], true);
+        assert!(
+            !moves.to_string().contains("\"stake\":4"),
+            "{who} sees the sealed stake"
+        );
+    }
+    let own = app.match_as(&id, Some(&players[0])).await;
+    assert_eq!(own["view"]["players"][0]["coins"], 1);
+}

@@ -1,0 +1,14 @@
+//! The one integration-test binary: a real server on a random port, a real
+//! database per test (a fresh SQLite file, or a fresh Postgres schema when
+//! TEST_DATABASE_URL is set).
+
+mod helpers;
+
+mod errors;
+mod games;
+mod leak;
+mod matches;
+mod migrations;
+mod openapi;
+mod players;
+mod race;

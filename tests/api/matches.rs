@@ -1,0 +1,354 @@
+use serde_json::json;
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn the_creator_takes_seat_0_and_the_match_waits_for_players() {
+    let app = spawn_app().await;
+    let p = app.player("alice").await;
+    let m = app
+        .post(
+            "/api/v1/matches",
+            Some(&p.token),
+            &json!({"game": "malacca", "seats": 3}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(m["status"], "waiting");
+    assert_eq!(m["your_seat"], 0);
+    assert_eq!(m["seats"][0]["player"]["name"], "alice");
+    assert_eq!(m["seats"][1]["player"], json!(null));
+    assert_eq!(m["seed_sha256"].as_str().map(str::len), Some(64));
+    assert_eq!(m["seed"], json!(null));
+    assert_eq!(m["view"], json!(null));
+    assert_eq!(m["prompt"], json!(null));
+}
+
+#[tokio::test]
+async fn the_match_starts_when_the_last_seat_is_taken() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let m = app.match_as(&id, Some(&players[1])).await;
+    assert_eq!(m["status"], "active");
+    assert_eq!(m["your_seat"], 1);
+    assert_eq!(m["step"], 0);
+    assert_eq!(m["prompt"]["kind"], "bet");
+    let captain = m["view"]["captain"].as_u64().expect("captain");
+    assert_eq!(m["prompt"]["awaiting"], json!([captain]));
+    // Only the awaited seat gets legal moves, in the contract's template format.
+    for (seat, p) in players.iter().enumerate() {
+        let mine = app.match_as(&id, Some(p)).await;
+        if seat as u64 == captain {
+            assert_eq!(mine["prompt"]["your_turn"], true);
+            let legal = &mine["prompt"]["legal"][0];
+            assert_eq!(legal["type"], "play");
+            assert_eq!(legal["template"], true);
+            assert_eq!(legal["cards"], json!(["attack", "defense", "trade"]));
+            assert_eq!(legal["stake"], json!({"min": 0, "max": 5}));
+        } else {
+            assert_eq!(mine["prompt"]["legal"], json!(null));
+        }
+    }
+}
+
+#[tokio::test]
+async fn joining_twice_or_a_full_match_is_a_409() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let m = app
+        .post(
+            "/api/v1/matches",
+            Some(&players[0].token),
+            &json!({"game": "malacca", "seats": 2}),
+        )
+        .await
+        .expect(201);
+    let id = m["id"].as_str().expect("id");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[0].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "already_seated");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "match_not_waiting");
+}
+
+#[tokio::test]
+async fn the_owner_may_start_early_with_at_least_the_minimum_and_seats_are_compacted() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let m = app
+        .post(
+            "/api/v1/matches",
+            Some(&players[0].token),
+            &json!({"game": "malacca", "seats": 5}),
+        )
+        .await
+        .expect(201);
+    let id = m["id"].as_str().expect("id");
+    app.post(
+        &format!("/api/v1/matches/{id}/start"),
+        Some(&players[0].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "not_enough_players");
+    for p in &players[1..] {
+        app.post(
+            &format!("/api/v1/matches/{id}/join"),
+            Some(&p.token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    }
+    // Seat 1 leaves, leaving a gap.
+    app.post(
+        &format!("/api/v1/matches/{id}/leave"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/start"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .problem(403, "not_owner");
+    let m = app
+        .post(
+            &format!("/api/v1/matches/{id}/start"),
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(m["status"], "active");
+    assert_eq!(m["seat_count"], 2);
+    assert_eq!(m["seats"][1]["player"]["name"], players[2].name);
+    assert_eq!(m["view"]["players"].as_array().map(Vec::len), Some(2));
+}
+
+#[tokio::test]
+async fn leaving_passes_ownership_and_the_last_one_out_aborts() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let m = app
+        .post(
+            "/api/v1/matches",
+            Some(&players[0].token),
+            &json!({"game": "malacca", "seats": 3}),
+        )
+        .await
+        .expect(201);
+    let id = m["id"].as_str().expect("id");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    let m = app
+        .post(
+            &format!("/api/v1/matches/{id}/leave"),
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(m["owner"]["name"], players[1].name);
+    let m = app
+        .post(
+            &format!("/api/v1/matches/{id}/leave"),
+            Some(&players[1].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(m["status"], "aborted");
+    assert!(m["seed"].is_string(), "an aborted match publishes its seed");
+}
+
+#[tokio::test]
+async fn only_the_owner_may_cancel_a_waiting_match() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let m = app
+        .post(
+            "/api/v1/matches",
+            Some(&players[0].token),
+            &json!({"game": "malacca", "seats": 3}),
+        )
+        .await
+        .expect(201);
+    let id = m["id"].as_str().expect("id");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/cancel"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .problem(403, "not_owner");
+    let m = app
+        .post(
+            &format!("/api/v1/matches/{id}/cancel"),
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(m["status"], "aborted");
+    app.post(
+        &format!("/api/v1/matches/{id}/cancel"),
+        Some(&players[0].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "match_not_waiting");
+}
+
+#[tokio::test]
+async fn bad_creation_requests_are_422_and_store_nothing() {
+    let app = spawn_app().await;
+    let p = app.player("alice").await;
+    let create = |body: serde_json::Value| {
+        let app = &app;
+        let token = p.token.clone();
+        async move { app.post("/api/v1/matches", Some(&token), &body).await }
+    };
+    create(json!({"game": "chess", "seats": 2}))
+        .await
+        .problem(422, "unknown_game");
+    create(json!({"game": "malacca", "seats": 9}))
+        .await
+        .problem(422, "invalid_seats");
+    create(json!({"game": "malacca", "seats": 1}))
+        .await
+        .problem(422, "invalid_seats");
+    create(json!({"game": "malacca", "seats": -3}))
+        .await
+        .problem(422, "invalid_seats");
+    create(json!({"game": "malacca", "seats": 2, "options": {"colour": "red"}}))
+        .await
+        .problem(422, "invalid_options");
+    create(json!({"game": "malacca", "seats": 2, "options": {"stakes": "loud"}}))
+        .await
+        .problem(422, "invalid_options");
+    create(json!({"game": "malacca", "seats": 2, "options": [1]}))
+        .await
+        .problem(422, "invalid_options");
+    create(json!({"game": "malacca", "seats": 2, "options": {"rated": "yes"}}))
+        .await
+        .problem(422, "invalid_options");
+    app.post(
+        "/api/v1/matches",
+        None,
+        &json!({"game": "malacca", "seats": 2}),
+    )
+    .await
+    .problem(401, "unauthorized");
+    let listed = app.get("/api/v1/matches", None).await.expect(200);
+    assert_eq!(listed["items"], json!([]));
+}
+
+#[tokio::test]
+async fn the_match_list_filters_and_pages_with_an_opaque_cursor() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    for _ in 0..3 {
+        app.post(
+            "/api/v1/matches",
+            Some(&players[0].token),
+            &json!({"game": "malacca", "seats": 2}),
+        )
+        .await
+        .expect(201);
+    }
+    app.post(
+        "/api/v1/matches",
+        Some(&players[1].token),
+        &json!({"game": "malacca", "seats": 3}),
+    )
+    .await
+    .expect(201);
+    let page1 = app.get("/api/v1/matches?limit=2", None).await.expect(200);
+    assert_eq!(page1["items"].as_array().map(Vec::len), Some(2));
+    let cursor = page1["next_cursor"].as_str().expect("a next page");
+    let page2 = app
+        .get(&format!("/api/v1/matches?limit=2&cursor={cursor}"), None)
+        .await
+        .expect(200);
+    assert_eq!(page2["items"].as_array().map(Vec::len), Some(2));
+    assert_eq!(page2["next_cursor"], json!(null));
+    assert_ne!(page1["items"][0]["id"], page2["items"][0]["id"]);
+    let mine = app
+        .get(&format!("/api/v1/matches?player={}", players[1].name), None)
+        .await
+        .expect(200);
+    assert_eq!(mine["items"].as_array().map(Vec::len), Some(1));
+    let waiting = app
+        .get("/api/v1/matches?status=waiting&game=malacca", None)
+        .await
+        .expect(200);
+    assert_eq!(waiting["items"].as_array().map(Vec::len), Some(4));
+    app.get("/api/v1/matches?status=sleeping", None)
+        .await
+        .problem(400, "invalid_status");
+    app.get("/api/v1/matches?cursor=%%%", None)
+        .await
+        .problem(400, "invalid_cursor");
+    app.get("/api/v1/matches?cursor=bm90LWEtdXVpZA", None)
+        .await
+        .problem(400, "invalid_cursor");
+    app.get("/api/v1/matches?limit=0", None)
+        .await
+        .problem(400, "invalid_limit");
+    app.get("/api/v1/matches?limit=201", None)
+        .await
+        .problem(400, "invalid_limit");
+}
+
+#[tokio::test]
+async fn the_catalogue_lists_malacca_with_its_seats_and_options() {
+    let app = spawn_app().await;
+    let games = app.get("/api/v1/games", None).await.expect(200);
+    let malacca = games
+        .as_array()
+        .expect("list")
+        .iter()
+        .find(|g| g["id"] == "malacca")
+        .expect("malacca")
+        .clone();
+    assert_eq!(malacca["seats"], json!([2, 3, 4, 5, 6, 7, 8]));
+    assert_eq!(malacca["options"]["stakes"], "open_sequential");
+    assert_eq!(malacca["data_placeholder"], true);
+    app.get("/api/v1/games/malacca", None).await.expect(200);
+    app.get("/api/v1/games/go", None)
+        .await
+        .problem(404, "game_not_found");
+}

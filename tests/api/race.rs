@@ -1,0 +1,57 @@
+//! Exactly-once resolution when the last seats submit at the same instant.
+
+use serde_json::json;
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn concurrent_final_submissions_resolve_the_step_exactly_once() {
+    let app = spawn_app().await;
+    let players = app.players(4).await;
+    let ships: Vec<i64> = vec![7; 6];
+    let id = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"stakes": "sealed", "ships": ships}),
+        )
+        .await;
+    for round in 0..6i64 {
+        let step = round;
+        // Everybody submits at once; the pool has several connections.
+        let submissions = players.iter().map(|p| {
+            app.submit(
+                &id,
+                p,
+                step,
+                json!({"type": "play", "card": "trade", "stake": 0}),
+            )
+        });
+        let replies = futures_util::future::join_all(submissions).await;
+        let mut completed = 0;
+        for r in &replies {
+            let body = r.expect(200);
+            if body["completes_step"] == true {
+                completed += 1;
+            }
+        }
+        assert_eq!(
+            completed, 1,
+            "round {round}: exactly one submission resolves the step"
+        );
+        let m = app.match_as(&id, None).await;
+        assert_eq!(m["step"], step + 1);
+    }
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    assert_eq!(rounds["items"].as_array().map(Vec::len), Some(6));
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["status"], "finished");
+    // Every seat traded 0 with 5 coins, six times: nobody gained or lost.
+    for p in m["result"].as_array().expect("result") {
+        assert_eq!(p["score"], 5);
+        assert_eq!(p["rank"], 1);
+    }
+}
