@@ -341,6 +341,8 @@ pub trait DynGame: Send + Sync {
         options: &Value,
         rng: &mut GameRng,
     ) -> Result<Value, DynError>;
+    /// Named like [`Game::from_position`], whose erased form it is.
+    #[allow(clippy::wrong_self_convention)]
     fn from_position(
         &self,
         data: &AnyData,

@@ -5,4 +5,5 @@ pub mod legal;
 pub mod rng;
 
 pub use self::core::*;
+pub mod heretics;
 pub mod malacca;

@@ -393,3 +393,48 @@ async fn every_move_error_class_answers_its_problem_and_stores_nothing() {
         .expect(200);
     assert_eq!(moves["items"], json!([]));
 }
+
+async fn complete_heretics_game(seats: usize, special_cities: bool, seed: u8) {
+    let app = spawn_app().await;
+    let players = app.players(seats).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"special_cities": special_cities}),
+        )
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["prompt"]["kind"], "choose_personality");
+    assert_eq!(m["prompt"]["sealed"], true);
+    let (m, moves) = app.play_to_end(&id, &players, seed).await;
+    assert_eq!(m["status"], "finished");
+    assert!(moves >= 11 * seats, "{moves} moves");
+    assert_eq!(m["result"].as_array().map(Vec::len), Some(seats));
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    let items = rounds["items"].as_array().expect("items");
+    assert!(items.len() >= 11);
+    for r in items {
+        // Every seat's revealed personality and where it went.
+        for s in r["seats"].as_array().expect("seats") {
+            assert!(s["choice"].is_string() || s["card"].is_null(), "{s}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn heretics_complete_games_of_two_three_and_four_players_finish() {
+    complete_heretics_game(2, true, 21).await;
+    complete_heretics_game(3, false, 31).await;
+    complete_heretics_game(4, true, 41).await;
+}
+
+#[tokio::test]
+async fn heretics_complete_games_with_and_without_special_cities_finish() {
+    complete_heretics_game(2, false, 22).await;
+    complete_heretics_game(4, false, 42).await;
+    complete_heretics_game(3, true, 32).await;
+}

@@ -388,7 +388,9 @@ pub fn load(files: &[(&str, &str)]) -> Result<CairoData, String> {
         p_max: model.p_max,
         miss_weights: model.miss_weights,
     };
-    model.check().map_err(|e| format!("cairo/model.json: {e}"))?;
+    model
+        .check()
+        .map_err(|e| format!("cairo/model.json: {e}"))?;
     Ok(CairoData {
         board,
         pieces,

@@ -28,7 +28,9 @@ use crate::games::{DataFile, Game, GameInfo, Progress, RuleError, Seat, Transiti
 
 pub use data::{CairoData, Finger, FingerTable, FlickModel, MaterialTable, MissWeights};
 pub use model::Material;
-pub use position::{CairoPosition, HoldingPosition, ParcelPosition, PositionPhase, PyramidPosition};
+pub use position::{
+    CairoPosition, HoldingPosition, ParcelPosition, PositionPhase, PyramidPosition,
+};
 pub use state::{Phase, State as CairoState, StoneLocation};
 pub use view::CairoView;
 

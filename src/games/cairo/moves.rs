@@ -5,12 +5,12 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::CairoAction;
+use super::Mode;
 use super::data::Finger;
 use super::model::Material;
 use super::report::{Loc, working_board};
 use super::rules::awaiting;
 use super::state::{Phase, ReportSubject, State};
-use super::Mode;
 use crate::games::Seat;
 
 const MATERIALS: [Material; 3] = [Material::Small, Material::Large, Material::Die];
@@ -91,8 +91,10 @@ pub fn legal(s: &State, seat: Seat) -> Option<Vec<Value>> {
                 .filter(|x| !placed.contains(x))
                 .map(|x| s.colour(*x))
                 .collect();
-            vec![json!({"type": "order_tie", "template": true, "parcel": tie.parcel,
-                "group": {"subset_of": remaining, "min": 1, "max": remaining.len()}})]
+            vec![
+                json!({"type": "order_tie", "template": true, "parcel": tie.parcel,
+                "group": {"subset_of": remaining, "min": 1, "max": remaining.len()}}),
+            ]
         }
     };
     Some(list)
@@ -169,8 +171,10 @@ fn report_moves(s: &State) -> Option<Vec<Value>> {
     if *material == Material::Die {
         out.push(json!({"type": "report", "template": true, "landings": land,
             "face": die_face_range(s), "boat_knocked_overs": [false, true]}));
-        out.push(json!({"type": "report", "template": true, "landings": ["nile", "off_board"],
-            "boat_knocked_overs": [false, true]}));
+        out.push(
+            json!({"type": "report", "template": true, "landings": ["nile", "off_board"],
+            "boat_knocked_overs": [false, true]}),
+        );
     } else {
         out.push(json!({"type": "report", "template": true, "landings": all,
             "boat_knocked_overs": [false, true]}));

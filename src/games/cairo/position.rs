@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use super::data::{CairoData, Finger, SpaceAction};
 use super::model::Material;
 use super::rules::{finger_for_roll, initial_state};
-use super::state::{Holding, Phase, Pyramid, ReportSubject, ReportState, State, Supply, TurnState};
+use super::state::{Holding, Phase, Pyramid, ReportState, ReportSubject, State, Supply, TurnState};
 use super::{CairoOptions, DiceSource, Mode, ReporterRule};
 use crate::games::{RuleError, Seat};
 
@@ -118,9 +118,12 @@ fn bad(m: impl Into<String>) -> RuleError {
 }
 
 fn holding(s: &State, h: &HoldingPosition, place: &str) -> Result<(Seat, Holding), RuleError> {
-    let seat = s
-        .seat_of(&h.owner)
-        .ok_or_else(|| bad(format!("{place}: {} is not a colour of this match.", h.owner)))?;
+    let seat = s.seat_of(&h.owner).ok_or_else(|| {
+        bad(format!(
+            "{place}: {} is not a colour of this match.",
+            h.owner
+        ))
+    })?;
     for f in &h.dice {
         if *f == 0 || *f > s.pieces.die_faces {
             return Err(bad(format!(
@@ -148,7 +151,10 @@ pub fn from_position(
     let mut s = initial_state(data, seats, options)?;
     // Boats.
     if p.boats.len() != seats {
-        return Err(bad(format!("boats lists {} seats, not {seats}.", p.boats.len())));
+        return Err(bad(format!(
+            "boats lists {} seats, not {seats}.",
+            p.boats.len()
+        )));
     }
     let mut taken = BTreeSet::new();
     for (seat, b) in p.boats.iter().enumerate() {
@@ -176,7 +182,10 @@ pub fn from_position(
         for h in &parcel.loose {
             let (seat, hold) = holding(&s, h, id)?;
             if !seen.insert(seat) {
-                return Err(bad(format!("{id}: the loose stones of {} are listed twice.", h.owner)));
+                return Err(bad(format!(
+                    "{id}: the loose stones of {} are listed twice.",
+                    h.owner
+                )));
             }
             if let Some(x) = s.loose_mut(id, seat) {
                 *x = hold;
@@ -188,10 +197,17 @@ pub fn from_position(
     for (parcel, pp) in &p.parcels {
         for pyr in &pp.pyramids {
             let shape = s.pyramid_shapes.get(&pyr.size).cloned().ok_or_else(|| {
-                bad(format!("{parcel}: {} is not a pyramid size of the shape table.", pyr.size))
+                bad(format!(
+                    "{parcel}: {} is not a pyramid size of the shape table.",
+                    pyr.size
+                ))
             })?;
             if pyr.floors.len() > shape.len()
-                || pyr.floors.iter().zip(&shape).any(|(f, w)| f.len() > *w as usize)
+                || pyr
+                    .floors
+                    .iter()
+                    .zip(&shape)
+                    .any(|(f, w)| f.len() > *w as usize)
             {
                 return Err(bad(format!(
                     "{parcel}: a pyramid of size {} has floors of at most {shape:?} cubes.",
@@ -211,7 +227,10 @@ pub fn from_position(
             if floors.iter().all(Vec::is_empty) {
                 return Err(bad(format!("{parcel}: a pyramid needs at least one cube.")));
             }
-            let id = pyr.id.clone().unwrap_or_else(|| format!("P{}", ids.len() + 1));
+            let id = pyr
+                .id
+                .clone()
+                .unwrap_or_else(|| format!("P{}", ids.len() + 1));
             if !ids.insert(id.clone()) {
                 return Err(bad(format!("The pyramid id {id} is used twice.")));
             }
@@ -236,7 +255,10 @@ pub fn from_position(
         for h in list {
             let (seat, hold) = holding(&s, h, zone)?;
             if !seen.insert(seat) {
-                return Err(bad(format!("{zone}: the desert stones of {} are listed twice.", h.owner)));
+                return Err(bad(format!(
+                    "{zone}: the desert stones of {} are listed twice.",
+                    h.owner
+                )));
             }
             if let Some(x) = s.desert_mut(zone, seat) {
                 *x = hold;
@@ -245,7 +267,10 @@ pub fn from_position(
     }
     // Supplies and lost stones: every type of every seat adds up to the full set.
     if let Some(sup) = p.supply.as_ref().filter(|x| x.len() != seats) {
-        return Err(bad(format!("supply lists {} seats, not {seats}.", sup.len())));
+        return Err(bad(format!(
+            "supply lists {} seats, not {seats}.",
+            sup.len()
+        )));
     }
     let full = s.full_set();
     for seat in 0..seats {
@@ -284,7 +309,10 @@ pub fn from_position(
         return Err(bad(format!("There is no seat {}.", p.active)));
     }
     if !alive.contains(&p.active) {
-        return Err(bad(format!("Seat {} is eliminated and cannot be active.", p.active)));
+        return Err(bad(format!(
+            "Seat {} is eliminated and cannot be active.",
+            p.active
+        )));
     }
     match (alive.len(), p.final_turn_seat) {
         (1, Some(x)) if x == p.active => {}
@@ -308,7 +336,9 @@ pub fn from_position(
     match (p.phase, p.roll) {
         (PositionPhase::Roll, None) => {
             if options.dice_source != DiceSource::Reported {
-                return Err(bad("The roll phase exists only with dice_source = reported."));
+                return Err(bad(
+                    "The roll phase exists only with dice_source = reported.",
+                ));
             }
         }
         (PositionPhase::Roll, Some(_)) => {
@@ -316,7 +346,9 @@ pub fn from_position(
         }
         (_, Some(r)) if (1..=faces).contains(&r) => {}
         (_, _) => {
-            return Err(bad(format!("roll must be 1 to {faces} after the roll phase.")));
+            return Err(bad(format!(
+                "roll must be 1 to {faces} after the roll phase."
+            )));
         }
     }
     let roll_finger = p.roll.and_then(|r| finger_for_roll(&s, r));
@@ -325,7 +357,9 @@ pub fn from_position(
     let supply = s.supply[seat].clone();
     for d in &p.delivered_this_turn {
         if !s.is_parcel(d) {
-            return Err(bad(format!("delivered_this_turn names {d}, which is not a parcel.")));
+            return Err(bad(format!(
+                "delivered_this_turn names {d}, which is not a parcel."
+            )));
         }
     }
     let distinct: BTreeSet<&String> = p.delivered_this_turn.iter().collect();
@@ -344,7 +378,9 @@ pub fn from_position(
         ));
     }
     if p.delivered_this_turn.len() as u32 > p.flicks_done {
-        return Err(bad("delivered_this_turn names more parcels than flicks were made."));
+        return Err(bad(
+            "delivered_this_turn names more parcels than flicks were made.",
+        ));
     }
     let choose_finger = options.mode == Mode::Simulated && any_roll;
     let finger_ok = match (p.phase, p.finger) {
@@ -365,7 +401,9 @@ pub fn from_position(
         PositionPhase::Roll => Phase::Roll,
         PositionPhase::Retrieve => {
             if s.boat_action(seat) != Some(SpaceAction::Retrieve) {
-                return Err(bad("The retrieve phase needs the active boat on a retrieve space."));
+                return Err(bad(
+                    "The retrieve phase needs the active boat on a retrieve space.",
+                ));
             }
             if s.retrievable(seat).is_empty() {
                 return Err(bad(
@@ -419,7 +457,9 @@ pub fn from_position(
                         }
                         _ => {
                             if p.flicks_done == 0 || p.flicks_done > limit {
-                                return Err(bad("A build window follows a flick of this delivery."));
+                                return Err(bad(
+                                    "A build window follows a flick of this delivery.",
+                                ));
                             }
                             Phase::Build
                         }

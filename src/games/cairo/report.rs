@@ -154,7 +154,13 @@ fn on_land(s: &State, id: &str) -> bool {
     s.is_parcel(id) || s.is_zone(id)
 }
 
-fn check_face(s: &State, m: Material, to: &str, face: Option<u8>, what: &str) -> Result<(), RuleError> {
+fn check_face(
+    s: &State,
+    m: Material,
+    to: &str,
+    face: Option<u8>,
+    what: &str,
+) -> Result<(), RuleError> {
     let needs = m == Material::Die && on_land(s, to);
     match (needs, face) {
         (true, Some(f)) if (1..=s.pieces.die_faces).contains(&f) => Ok(()),
@@ -191,7 +197,9 @@ pub fn check_draft_action(s: &State, a: &CairoAction) -> Result<(), RuleError> {
     let material = match &r.subject {
         ReportSubject::Flick { material, .. } => *material,
         ReportSubject::Tie { .. } => {
-            return Err(RuleError::illegal("This report is a tie-break, not a flick."));
+            return Err(RuleError::illegal(
+                "This report is a tie-break, not a flick.",
+            ));
         }
     };
     match a {
@@ -202,12 +210,18 @@ pub fn check_draft_action(s: &State, a: &CairoAction) -> Result<(), RuleError> {
             to,
             face,
         } => {
-            let what = format!("You cannot report {owner}'s {} stone as displaced", stone.name());
-            let seat = s
-                .seat_of(owner)
-                .ok_or_else(|| RuleError::illegal(format!("{what}: {owner} is not a colour of this match.")))?;
+            let what = format!(
+                "You cannot report {owner}'s {} stone as displaced",
+                stone.name()
+            );
+            let seat = s.seat_of(owner).ok_or_else(|| {
+                RuleError::illegal(format!("{what}: {owner} is not a colour of this match."))
+            })?;
             let loc = parse_loc(s, from)?;
-            if let Loc::Pyramid { parcel, pyramid, .. } = &loc {
+            if let Loc::Pyramid {
+                parcel, pyramid, ..
+            } = &loc
+            {
                 let here = s
                     .parcels
                     .get(parcel)
@@ -259,7 +273,10 @@ pub fn check_draft_action(s: &State, a: &CairoAction) -> Result<(), RuleError> {
             }
         }
         CairoAction::Report { landing, face, .. } => {
-            let what = format!("You cannot report the {} stone at {landing}", material.name());
+            let what = format!(
+                "You cannot report the {} stone at {landing}",
+                material.name()
+            );
             check_landing(s, landing, &what)?;
             check_face(s, material, landing, *face, &what)
         }

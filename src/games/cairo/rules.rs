@@ -250,7 +250,13 @@ pub fn compute_move(s: &State, seat: Seat, roll: u8) -> Option<(String, Vec<Stri
         .collect();
     let mut pos: Option<usize> = s.board.track.iter().position(|t| &t.id == from);
     let step = |p: Option<usize>| p.map(|i| (i + 1) % n).unwrap_or(0);
-    let id = |p: usize| s.board.track.get(p).map(|t| t.id.clone()).unwrap_or_default();
+    let id = |p: usize| {
+        s.board
+            .track
+            .get(p)
+            .map(|t| t.id.clone())
+            .unwrap_or_default()
+    };
     let mut passed = Vec::new();
     let mut skipped = Vec::new();
     let mut guard = 0usize;
@@ -553,9 +559,11 @@ fn finish(s: &mut State, out: &mut Out) -> Result<(), RuleError> {
 pub fn awaiting(s: &State) -> Vec<Seat> {
     match s.phase {
         Phase::Finished => vec![],
-        Phase::ReportFlick | Phase::OrderTie => {
-            s.report.as_ref().map(|r| vec![r.reporter]).unwrap_or_default()
-        }
+        Phase::ReportFlick | Phase::OrderTie => s
+            .report
+            .as_ref()
+            .map(|r| vec![r.reporter])
+            .unwrap_or_default(),
         Phase::ConfirmReport => s
             .report
             .as_ref()
@@ -675,7 +683,13 @@ fn land_flicked_stone(
     }
     *slot -= 1;
     s.place(seat, m, landing, face)?;
-    if s.is_parcel(landing) && !s.turn_state.delivered_this_turn.iter().any(|p| p == landing) {
+    if s.is_parcel(landing)
+        && !s
+            .turn_state
+            .delivered_this_turn
+            .iter()
+            .any(|p| p == landing)
+    {
         s.turn_state.delivered_this_turn.push(landing.to_owned());
     }
     Ok(())
@@ -768,11 +782,14 @@ pub fn validate(s: &State, seat: Seat, a: &CairoAction) -> Result<(), RuleError>
                 Ok(())
             }
         }
-        (Phase::Build, CairoAction::Build {
-            parcel,
-            size,
-            cubes,
-        }) => check_build(s, parcel, *size, cubes).map(|_| ()),
+        (
+            Phase::Build,
+            CairoAction::Build {
+                parcel,
+                size,
+                cubes,
+            },
+        ) => check_build(s, parcel, *size, cubes).map(|_| ()),
         (Phase::Build, CairoAction::EndBuild) => Ok(()),
         (Phase::Retrieve, CairoAction::Retrieve { stones }) => {
             check_retrieve(s, seat, stones).map(|_| ())
@@ -895,7 +912,9 @@ pub fn check_tie_group(s: &State, parcel: &str, group: &[String]) -> Result<Vec<
     let placed: BTreeSet<Seat> = tb.groups.iter().flatten().copied().collect();
     let mut seats = Vec::new();
     for c in group {
-        let seat = s.seat_of(c).filter(|x| tie.tied.contains(x) && !placed.contains(x));
+        let seat = s
+            .seat_of(c)
+            .filter(|x| tie.tied.contains(x) && !placed.contains(x));
         match seat {
             Some(x) if !seats.contains(&x) => seats.push(x),
             _ => {
@@ -1194,7 +1213,10 @@ fn resolve_votes(s: &mut State, out: &mut Out) -> Result<Flow, RuleError> {
     }
     // Discard the first report: the reporter reports again.
     let log = attempt_log(r, ReportResult::Discarded);
-    out.public("report_resolved", serde_json::to_value(&log).unwrap_or_default());
+    out.public(
+        "report_resolved",
+        serde_json::to_value(&log).unwrap_or_default(),
+    );
     let mut attempts = r.attempts.clone();
     attempts.push(log);
     let subject = r.subject.clone();
@@ -1226,7 +1248,10 @@ fn attempt_log(r: &ReportState, result: ReportResult) -> AttemptLog {
     AttemptLog {
         attempt: r.attempt,
         reporter: r.reporter,
-        report: r.submitted.clone().unwrap_or(Submitted::Tie { groups: vec![] }),
+        report: r
+            .submitted
+            .clone()
+            .unwrap_or(Submitted::Tie { groups: vec![] }),
         confirmed_by: by(Vote::Confirm),
         disputed_by: by(Vote::Dispute),
         result,
@@ -1240,9 +1265,19 @@ fn accept(s: &mut State, out: &mut Out, result: ReportResult) -> Result<Flow, Ru
         .clone()
         .ok_or_else(|| RuleError::illegal("There is no report to apply."))?;
     let log = attempt_log(&r, result);
-    out.public("report_resolved", serde_json::to_value(&log).unwrap_or_default());
+    out.public(
+        "report_resolved",
+        serde_json::to_value(&log).unwrap_or_default(),
+    );
     match (&r.subject, &r.submitted) {
-        (ReportSubject::Flick { seat, flick, material }, Some(Submitted::Flick(rep))) => {
+        (
+            ReportSubject::Flick {
+                seat,
+                flick,
+                material,
+            },
+            Some(Submitted::Flick(rep)),
+        ) => {
             let displaced_count = report::apply_flick_report(s, *seat, *material, rep)?;
             s.turn_state.flicks_done += 1;
             out.public(

@@ -59,7 +59,11 @@ pub fn proxy_distance(s: &State, parcel: &str, seat: Seat) -> Option<i64> {
         let Some(stones) = s.parcels.get(&p.id) else {
             continue;
         };
-        let loose = stones.loose.get(seat).map(|h| !h.is_empty()).unwrap_or(false);
+        let loose = stones
+            .loose
+            .get(seat)
+            .map(|h| !h.is_empty())
+            .unwrap_or(false);
         let built = stones
             .pyramids
             .iter()

@@ -228,7 +228,9 @@ pub enum ReportSubject {
 pub enum Submitted {
     Flick(FlickReport),
     /// The tied seats as groups, nearest first (colours).
-    Tie { groups: Vec<Vec<String>> },
+    Tie {
+        groups: Vec<Vec<String>>,
+    },
 }
 
 /// A confirmer's answer.
