@@ -1,5 +1,7 @@
 //! `sealed-orders` serves the API; `sealed-orders migrate` runs the migrations
-//! alone; `sealed-orders openapi` prints the OpenAPI document.
+//! alone; `sealed-orders openapi` prints the OpenAPI document; `sealed-orders
+//! healthcheck` asks a local server's `/readyz` (for container healthchecks, where
+//! no curl is installed).
 
 use sealed_orders::config::Settings;
 use sealed_orders::startup::Application;
@@ -13,6 +15,7 @@ async fn main() -> anyhow::Result<()> {
             print!("{}", openapi::spec_pretty(&service::registry::all_games()));
             Ok(())
         }
+        Some("healthcheck") => healthcheck(),
         Some("migrate") => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
@@ -29,7 +32,24 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some(other) => {
-            anyhow::bail!("unknown command {other:?}; use serve (default), migrate or openapi")
+            anyhow::bail!(
+                "unknown command {other:?}; use serve (default), migrate, openapi or healthcheck"
+            )
         }
+    }
+}
+
+fn healthcheck() -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    let port = std::env::var("PORT").unwrap_or_else(|_| "8080".into());
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>()?))?;
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(3)))?;
+    stream.write_all(b"GET /readyz HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    if answer.starts_with("HTTP/1.0 200") || answer.starts_with("HTTP/1.1 200") {
+        Ok(())
+    } else {
+        anyhow::bail!("not ready: {}", answer.lines().next().unwrap_or(""))
     }
 }

@@ -137,3 +137,38 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod vector {
+    use super::*;
+
+    /// The seed of docs/fairness.md's test vector: bytes 0, 1, …, 31.
+    fn seed() -> Seed {
+        let mut s = [0u8; 32];
+        for (i, b) in s.iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        s
+    }
+
+    /// Pins docs/fairness.md: if this fails, deals changed, and every published
+    /// match would no longer replay. Never update it without a new engine version.
+    #[test]
+    fn the_published_test_vector_holds() {
+        let seed = seed();
+        assert_eq!(
+            sha256_hex(&seed),
+            "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+        );
+        assert_eq!(GameRng::for_setup(&seed).next_u64(), 0x71b2_71ee_5b1e_1c16);
+        let mut deck: Vec<u32> = (0..16).collect();
+        GameRng::for_setup(&seed).shuffle(&mut deck);
+        assert_eq!(deck, [12, 10, 13, 15, 9, 2, 11, 14, 8, 0, 1, 5, 3, 4, 7, 6]);
+        let mut deck: Vec<u32> = (0..12).collect();
+        GameRng::for_step(&seed, 7).shuffle(&mut deck);
+        assert_eq!(deck, [4, 1, 3, 5, 2, 9, 6, 11, 0, 8, 10, 7]);
+        let mut r = GameRng::for_step(&seed, 0);
+        let draws: Vec<u64> = (0..5).map(|_| r.below(6)).collect();
+        assert_eq!(draws, [1, 3, 5, 5, 4]);
+    }
+}

@@ -97,7 +97,96 @@ pub fn legal(s: &State, seat: Seat) -> Option<Vec<Value>> {
             ]
         }
     };
-    Some(list)
+    Some(complete_when_few(list))
+}
+
+/// How many complete actions a template stands for; None when it holds a subset
+/// choice (whose order-free arrays cannot be listed as complete actions).
+fn template_count(t: &serde_json::Map<String, Value>) -> Option<u64> {
+    let mut n: u64 = 1;
+    for (k, v) in t {
+        if k == "type" || k == "template" {
+            continue;
+        }
+        match v {
+            Value::Array(items) => n = n.saturating_mul(items.len() as u64),
+            Value::Object(o) if o.contains_key("subset_of") => return None,
+            Value::Object(o) if o.len() == 2 => {
+                if let (Some(a), Some(b)) = (
+                    o.get("min").and_then(Value::as_i64),
+                    o.get("max").and_then(Value::as_i64),
+                ) {
+                    n = n.saturating_mul((b - a + 1).max(0) as u64);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(n)
+}
+
+fn expand(t: &serde_json::Map<String, Value>) -> Vec<Value> {
+    let mut out = vec![serde_json::Map::new()];
+    for (k, v) in t {
+        if k == "template" {
+            continue;
+        }
+        let (name, choices): (String, Vec<Value>) = match v {
+            Value::Array(items) if k != "type" => {
+                (k.strip_suffix('s').unwrap_or(k).to_owned(), items.clone())
+            }
+            Value::Object(o)
+                if o.len() == 2
+                    && o.get("min").and_then(Value::as_i64).is_some()
+                    && o.get("max").and_then(Value::as_i64).is_some() =>
+            {
+                let a = o.get("min").and_then(Value::as_i64).unwrap_or(0);
+                let b = o.get("max").and_then(Value::as_i64).unwrap_or(-1);
+                (k.clone(), (a..=b).map(Value::from).collect())
+            }
+            _ => (k.clone(), vec![v.clone()]),
+        };
+        let mut next = Vec::with_capacity(out.len() * choices.len());
+        for m in &out {
+            for c in &choices {
+                let mut m = m.clone();
+                m.insert(name.clone(), c.clone());
+                next.push(m);
+            }
+        }
+        out = next;
+    }
+    out.into_iter().map(Value::Object).collect()
+}
+
+/// The API contract lists complete actions when a decision has at most 64 of
+/// them: templates without subset choices are expanded when everything that can
+/// be expanded comes to at most 64 actions.
+fn complete_when_few(list: Vec<Value>) -> Vec<Value> {
+    let mut total: u64 = 0;
+    for e in &list {
+        match e
+            .as_object()
+            .filter(|o| o.get("template") == Some(&Value::Bool(true)))
+        {
+            Some(t) => total = total.saturating_add(template_count(t).unwrap_or(0)),
+            None => total += 1,
+        }
+    }
+    if total > 64 {
+        return list;
+    }
+    list.into_iter()
+        .flat_map(|e| {
+            match e
+                .as_object()
+                .filter(|o| o.get("template") == Some(&Value::Bool(true)))
+            {
+                Some(t) if template_count(t).is_some() => expand(t),
+                _ => vec![e],
+            }
+        })
+        .collect()
 }
 
 /// Ids of the own desert stones a retrieval may take: `<zone>:<type>-<n>`.

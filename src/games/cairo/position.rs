@@ -296,12 +296,17 @@ pub fn from_position(
                 )));
             }
         }
-        s.lost[seat] = Supply {
+        let lost = Supply {
             small: full.small - supply.small - board.small,
             large: full.large - supply.large - board.large,
             dice: full.dice - supply.dice - board.dice,
         };
-        s.supply[seat] = supply;
+        if let Some(x) = s.lost.get_mut(seat) {
+            *x = lost;
+        }
+        if let Some(x) = s.supply.get_mut(seat) {
+            *x = supply;
+        }
     }
     // Turn.
     let alive = s.alive();
@@ -354,7 +359,7 @@ pub fn from_position(
     let roll_finger = p.roll.and_then(|r| finger_for_roll(&s, r));
     let any_roll = p.roll.is_some() && roll_finger.is_none();
     let at_deliver = s.boat_action(seat) == Some(SpaceAction::Deliver);
-    let supply = s.supply[seat].clone();
+    let supply = s.supply.get(seat).cloned().unwrap_or_default();
     for d in &p.delivered_this_turn {
         if !s.is_parcel(d) {
             return Err(bad(format!(

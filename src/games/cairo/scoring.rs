@@ -8,11 +8,15 @@ use crate::games::{RuleError, Seat};
 
 /// Seats with influence > 0, highest first, grouped by equal influence.
 pub fn ranked_groups(influence: &[i64]) -> Vec<(i64, Vec<Seat>)> {
-    let mut seats: Vec<Seat> = (0..influence.len()).filter(|s| influence[*s] > 0).collect();
-    seats.sort_by(|a, b| influence[*b].cmp(&influence[*a]).then(a.cmp(b)));
+    let mut seats: Vec<(i64, Seat)> = influence
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0)
+        .map(|(s, v)| (*v, s))
+        .collect();
+    seats.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut out: Vec<(i64, Vec<Seat>)> = Vec::new();
-    for s in seats {
-        let v = influence[s];
+    for (v, s) in seats {
         match out.last_mut() {
             Some((w, g)) if *w == v => g.push(s),
             _ => out.push((v, vec![s])),

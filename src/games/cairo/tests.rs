@@ -1143,6 +1143,58 @@ fn the_engine_source_mentions_no_server_crate_clock_or_global_rng() {
     }
 }
 
+#[test]
+fn decisions_with_at_most_64_actions_are_listed_as_complete_actions() {
+    let s = position(
+        2,
+        &simulated(),
+        json!({"boats": ["U5", "U1"], "active": 0, "roll": 4, "phase": "flick", "material": "large"}),
+    );
+    let legal = Cairo::legal(&s, 0).unwrap();
+    assert_eq!(legal.len(), 18);
+    assert_eq!(legal[0], json!({"type": "aim", "parcel": "L1"}));
+    let s = position(
+        2,
+        &simulated(),
+        json!({"boats": ["U6", "U1"], "active": 0, "roll": 6, "phase": "choose_material"}),
+    );
+    assert_eq!(Cairo::legal(&s, 0).unwrap().len(), 15);
+    // An empty board: 26 landings x knocked over or not.
+    let s = report_position(2);
+    let legal = Cairo::legal(&s, 0).unwrap();
+    assert_eq!(legal.len(), 52);
+    assert!(
+        legal.contains(&json!({"type": "report", "landing": "Z3", "boat_knocked_over": false}))
+    );
+    // With stones on the board the displacements make it a list of templates.
+    let s = position(
+        2,
+        &reported(),
+        json!({"boats": ["U11", "U1"], "active": 0, "roll": 2, "phase": "flick", "material": "die",
+               "parcels": {"L1": {"loose": [{"owner": "blue", "small": 1, "dice": [4]}]}}}),
+    );
+    let legal = Cairo::legal(&s, 0).unwrap();
+    assert!(legal.iter().all(|e| e["template"] == true));
+    assert!(legal.contains(
+        &json!({"type": "displace", "template": true, "owner": "blue", "stone": "die",
+        "from": {"parcel": "L1"}, "tos": ["nile", "off_board"]})
+    ));
+    let t = play(
+        &s,
+        0,
+        json!({"type": "displace", "owner": "blue", "stone": "die", "from": {"parcel": "L1"}, "to": "Z1", "face": 2}),
+    );
+    let t = play(
+        &t.state,
+        0,
+        json!({"type": "report", "landing": "L1", "face": 6, "boat_knocked_over": false}),
+    );
+    let s = play(&t.state, 1, json!({"type": "confirm"})).state;
+    assert_eq!(s.parcels["L1"].loose[0].dice, vec![6]);
+    assert_eq!(s.desert["Z1"][1].dice, vec![2]);
+    assert_eq!(s.influence("L1"), vec![6, 1]);
+}
+
 // ---------------------------------------------------------------- property tests
 
 /// One accepted move of a random game, with the step whose RNG it used.
@@ -1339,6 +1391,9 @@ fn random_game(seats: usize, opts: CairoOptions, key: u8, fuzz: bool) -> RandomG
     let mut events = Vec::new();
     for n in 0..30_000 {
         conserved(&s);
+        // The service stores the state as JSON between moves.
+        let stored = serde_json::to_value(&s).unwrap();
+        assert_eq!(serde_json::from_value::<State>(stored).unwrap(), s);
         if fuzz && n % 7 == 0 {
             views_hide_nothing_but_sealed_votes(&s);
         }
@@ -1426,6 +1481,13 @@ fn check_finished_game(g: &RandomGame) {
     // Round numbers run 1, 2, ...; the last record is the scoring.
     for (i, rec) in g.rounds.iter().enumerate() {
         assert_eq!(rec.round as usize, i + 1);
+        let mut seen: Vec<usize> = rec.seats.iter().map(|x| x.seat).collect();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            rec.seats.len(),
+            "one seat record per seat and round"
+        );
         assert!(rec.outcome.len() <= 32);
         for l in &rec.ledger {
             assert!(l.reason.len() <= 32);

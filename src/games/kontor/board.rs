@@ -158,6 +158,7 @@ pub struct Layout<'a> {
     pub fixed_x: Option<[i32; 2]>,
     pub fixed_y: Option<[i32; 2]>,
     cells: BTreeMap<Coord, &'a BoardCell>,
+    bounds: Option<Bounds>,
 }
 
 impl<'a> Layout<'a> {
@@ -167,11 +168,15 @@ impl<'a> Layout<'a> {
         fixed_y: Option<[i32; 2]>,
         board: &'a [BoardCell],
     ) -> Self {
+        let cells: BTreeMap<Coord, &'a BoardCell> =
+            board.iter().map(|c| (c.coord(), c)).collect();
+        let bounds = Self::compute_bounds(&cells);
         Self {
             n,
             fixed_x,
             fixed_y,
-            cells: board.iter().map(|c| (c.coord(), c)).collect(),
+            cells,
+            bounds,
         }
     }
 
@@ -179,6 +184,7 @@ impl<'a> Layout<'a> {
     pub fn without(&self, at: Coord) -> Self {
         let mut next = self.clone();
         next.cells.remove(&at);
+        next.bounds = Self::compute_bounds(&next.cells);
         next
     }
 
@@ -203,7 +209,11 @@ impl<'a> Layout<'a> {
     }
 
     pub fn bounds(&self) -> Option<Bounds> {
-        let mut it = self.cells.keys();
+        self.bounds
+    }
+
+    fn compute_bounds(cells: &BTreeMap<Coord, &'a BoardCell>) -> Option<Bounds> {
+        let mut it = cells.keys();
         let first = it.next()?;
         let mut b = Bounds {
             min_x: first.x,
@@ -394,6 +404,21 @@ impl<'a> Layout<'a> {
             .into_iter()
             .filter(|at| self.check(card, ty, team, *at, ship).is_ok())
             .collect()
+    }
+
+    /// Whether `card` has any legal cell (the S1 selectability test).
+    pub fn has_target(&self, card: &Card, ty: CellType, team: Team, ship: Option<Coord>) -> bool {
+        if card.is_covering() {
+            return self
+                .cells
+                .keys()
+                .any(|at| self.check(card, ty, team, *at, ship).is_ok());
+        }
+        self.cells.keys().any(|at| {
+            at.neighbours().into_iter().any(|n| {
+                !self.occupied(n) && self.check(card, ty, team, n, ship).is_ok()
+            })
+        })
     }
 
     /// The regions (rules §3.10): maximal 4-connected sets of harbour-type

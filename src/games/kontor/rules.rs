@@ -590,17 +590,21 @@ impl State {
     /// Whether `card` has a legal placement on the board as it stands (rules §5
     /// S1, decision 9; the ship is where it is).
     pub fn selectable(&self, seat: Seat, card: &Card) -> bool {
-        let layout = self.layout();
+        self.selectable_on(&self.layout(), seat, card)
+    }
+
+    fn selectable_on(&self, layout: &Layout<'_>, seat: Seat, card: &Card) -> bool {
         let team = self.team(seat);
         type_options(card)
             .iter()
-            .any(|(_, ty)| !layout.targets(card, *ty, team, self.ship).is_empty())
+            .any(|(_, ty)| layout.has_target(card, *ty, team, self.ship))
     }
 
     pub fn has_selectable(&self, seat: Seat) -> bool {
+        let layout = self.layout();
         self.players
             .get(seat)
-            .is_some_and(|p| p.hand.iter().any(|c| self.selectable(seat, c)))
+            .is_some_and(|p| p.hand.iter().any(|c| self.selectable_on(&layout, seat, c)))
     }
 
     /// Whether `seat` may pass now (rules §5 S1, decision 5).
