@@ -1,6 +1,8 @@
 //! The OpenAPI document: generated from the handlers' annotations, then completed
 //! with every registered game's typed documents (`oneOf` per game).
 
+use std::collections::HashMap;
+
 use actix_web::App;
 use serde_json::{Value, json};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -59,6 +61,38 @@ fn base() -> utoipa::openapi::OpenApi {
     api
 }
 
+/// `malacca` → `Malacca`, `usize` → `Usize`.
+fn pascal(id: &str) -> String {
+    id.split(['_', '-'])
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+const SCHEMA_REF: &str = "#/components/schemas/";
+
+/// Points every `$ref` inside `v` at the renamed schemas.
+fn rename_refs(v: &mut Value, renames: &HashMap<String, String>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::String(r)) = o.get_mut("$ref")
+                && let Some(new) = r
+                    .strip_prefix(SCHEMA_REF)
+                    .and_then(|name| renames.get(name))
+            {
+                *r = format!("{SCHEMA_REF}{new}");
+            }
+            o.values_mut().for_each(|x| rename_refs(x, renames));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| rename_refs(x, renames)),
+        _ => {}
+    }
+}
+
 fn one_of(refs: &[Value], nullable: bool) -> Value {
     let mut items = refs.to_vec();
     if nullable {
@@ -95,11 +129,30 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
     {
         for game in games {
             let s = game.schemas();
-            for (name, schema) in s.components {
-                schemas.insert(name, serde_json::to_value(schema).unwrap_or(Value::Null));
+            // Games name their types freely; in the document every game's schemas
+            // carry the game's name, so two games' `Card`s never collide.
+            let prefix = pascal(game.info().id);
+            let renames: HashMap<String, String> = s
+                .components
+                .iter()
+                .map(|(name, _)| {
+                    let new = if name.starts_with(&prefix) {
+                        name.clone()
+                    } else {
+                        format!("{prefix}{}", pascal(name))
+                    };
+                    (name.clone(), new)
+                })
+                .collect();
+            for (name, schema) in &s.components {
+                let mut v = serde_json::to_value(schema).unwrap_or(Value::Null);
+                rename_refs(&mut v, &renames);
+                schemas.insert(renames[name].clone(), v);
             }
             let r = |x: &utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>| {
-                serde_json::to_value(x).unwrap_or(Value::Null)
+                let mut v = serde_json::to_value(x).unwrap_or(Value::Null);
+                rename_refs(&mut v, &renames);
+                v
             };
             actions.push(r(&s.action));
             views.push(r(&s.view));
@@ -108,7 +161,49 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
         }
         schemas.insert("GameAction".into(), one_of(&actions, false));
         schemas.insert("GameView".into(), one_of(&views, false));
+        // Each game's options as `POST /matches` takes them: with the service
+        // options `rated` and `position` beside the game's own.
+        let mut match_options = Vec::new();
+        for (opts, position) in options.iter().zip(&positions) {
+            let Some(name) = opts
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.rsplit('/').next())
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let Some(mut merged) = schemas.get(&name).cloned() else {
+                continue;
+            };
+            if let Some(props) = merged
+                .as_object_mut()
+                .map(|o| o.entry("properties").or_insert_with(|| json!({})))
+                .and_then(Value::as_object_mut)
+            {
+                props.insert(
+                    "rated".into(),
+                    json!({"type": "boolean", "default": true,
+                        "description": "Whether the match counts for ratings (a position match never does)."}),
+                );
+                props.insert(
+                    "position".into(),
+                    json!({"oneOf": [position, {"$ref": "#/components/schemas/Redacted"}, {"type": "null"}],
+                        "description": "Start from this situation instead of a setup; shown as {\"redacted\": true} until the match is over."}),
+                );
+            }
+            let merged_name = format!("{name}ForMatch");
+            schemas.insert(merged_name.clone(), merged);
+            match_options.push(json!({"$ref": format!("#/components/schemas/{merged_name}")}));
+        }
+        schemas.insert(
+            "Redacted".into(),
+            json!({"type": "object", "description": "Hidden until the match is over.",
+                "properties": {"redacted": {"type": "boolean", "const": true}},
+                "required": ["redacted"], "additionalProperties": false}),
+        );
         schemas.insert("GameOptions".into(), one_of(&options, false));
+        schemas.insert("MatchOptions".into(), one_of(&match_options, false));
         schemas.insert("GamePosition".into(), one_of(&positions, false));
         let r = |n: &str| json!({"$ref": format!("#/components/schemas/{n}")});
         retarget(schemas, "SubmitMoveRequest", "action", r("GameAction"));
@@ -117,8 +212,9 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
             schemas,
             "CreateMatchRequest",
             "options",
-            json!({"oneOf": [{"type": "object"}, {"type": "null"}]}),
+            one_of(&[r("MatchOptions")], true),
         );
+        retarget(schemas, "MatchResponse", "options", r("MatchOptions"));
         retarget(
             schemas,
             "MatchResponse",

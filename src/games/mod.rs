@@ -5,5 +5,6 @@ pub mod legal;
 pub mod rng;
 
 pub use self::core::*;
+pub mod cairo;
 pub mod heretics;
 pub mod malacca;

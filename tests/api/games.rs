@@ -438,3 +438,36 @@ async fn heretics_complete_games_with_and_without_special_cities_finish() {
     complete_heretics_game(4, false, 42).await;
     complete_heretics_game(3, true, 32).await;
 }
+
+async fn complete_cairo_game(seats: usize, mode: &str, seed: u8) {
+    let app = spawn_app().await;
+    let players = app.players(seats).await;
+    let id = app
+        .started_match(&players, "cairo", json!({"mode": mode}))
+        .await;
+    let (m, moves) = app.play_to_end(&id, &players, seed).await;
+    assert_eq!(m["status"], "finished", "after {moves} moves");
+    assert_eq!(m["result"].as_array().map(Vec::len), Some(seats));
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    let items = rounds["items"].as_array().expect("items");
+    assert!(!items.is_empty());
+    assert_eq!(
+        items.last().map(|r| r["outcome"].clone()),
+        Some(json!("scoring"))
+    );
+}
+
+#[tokio::test]
+async fn cairo_complete_games_in_reported_mode_with_two_and_five_players_finish() {
+    complete_cairo_game(2, "reported", 12).await;
+    complete_cairo_game(5, "reported", 15).await;
+}
+
+#[tokio::test]
+async fn cairo_complete_games_in_simulated_mode_with_two_and_five_players_finish() {
+    complete_cairo_game(2, "simulated", 22).await;
+    complete_cairo_game(5, "simulated", 25).await;
+}

@@ -25,20 +25,26 @@ impl Coord {
     pub const fn new(x: i32, y: i32) -> Self {
         Self { x, y }
     }
+    /// The four orthogonal neighbours (saturating at the ends of the integer
+    /// range, so that no client coordinate can overflow).
     pub fn neighbours(self) -> [Coord; 4] {
         [
-            Coord::new(self.x, self.y - 1),
-            Coord::new(self.x - 1, self.y),
-            Coord::new(self.x + 1, self.y),
-            Coord::new(self.x, self.y + 1),
+            Coord::new(self.x, self.y.saturating_sub(1)),
+            Coord::new(self.x.saturating_sub(1), self.y),
+            Coord::new(self.x.saturating_add(1), self.y),
+            Coord::new(self.x, self.y.saturating_add(1)),
         ]
     }
     pub fn is_adjacent(self, other: Coord) -> bool {
-        (self.x - other.x).abs() + (self.y - other.y).abs() == 1
+        let dx = (i64::from(self.x) - i64::from(other.x)).abs();
+        let dy = (i64::from(self.y) - i64::from(other.y)).abs();
+        dx + dy == 1
     }
     /// Orthogonal distance to the centre card (rules §3.13).
     pub fn distance(self) -> i32 {
-        self.x.abs() + self.y.abs()
+        self.x
+            .saturating_abs()
+            .saturating_add(self.y.saturating_abs())
     }
 }
 
@@ -101,10 +107,10 @@ pub struct Bounds {
 
 impl Bounds {
     pub fn width(&self) -> i32 {
-        self.max_x - self.min_x + 1
+        self.max_x.saturating_sub(self.min_x).saturating_add(1)
     }
     pub fn height(&self) -> i32 {
-        self.max_y - self.min_y + 1
+        self.max_y.saturating_sub(self.min_y).saturating_add(1)
     }
 }
 
@@ -168,8 +174,7 @@ impl<'a> Layout<'a> {
         fixed_y: Option<[i32; 2]>,
         board: &'a [BoardCell],
     ) -> Self {
-        let cells: BTreeMap<Coord, &'a BoardCell> =
-            board.iter().map(|c| (c.coord(), c)).collect();
+        let cells: BTreeMap<Coord, &'a BoardCell> = board.iter().map(|c| (c.coord(), c)).collect();
         let bounds = Self::compute_bounds(&cells);
         Self {
             n,
@@ -249,7 +254,12 @@ impl<'a> Layout<'a> {
     /// The in-bounds test of rules §3.7.
     pub fn in_bounds(&self, at: Coord) -> Result<(), String> {
         let b = self.bounds();
-        let axis = |fixed: Option<[i32; 2]>, v: i32, lo: Option<i32>, hi: Option<i32>, name: &str, what: &str| {
+        let axis = |fixed: Option<[i32; 2]>,
+                    v: i32,
+                    lo: Option<i32>,
+                    hi: Option<i32>,
+                    name: &str,
+                    what: &str| {
             match fixed {
                 Some([a, z]) => {
                     if v < a || v > z {
@@ -261,10 +271,10 @@ impl<'a> Layout<'a> {
                 None => {
                     let lo = lo.unwrap_or(v).min(v);
                     let hi = hi.unwrap_or(v).max(v);
-                    if hi - lo + 1 > self.n {
+                    let extent = hi.saturating_sub(lo).saturating_add(1);
+                    if extent > self.n {
                         Err(format!(
-                            "the board would become {} cards {what}, and at most {} are allowed",
-                            hi - lo + 1,
+                            "the board would become {extent} cards {what}, and at most {} are allowed",
                             self.n
                         ))
                     } else {
@@ -415,9 +425,9 @@ impl<'a> Layout<'a> {
                 .any(|at| self.check(card, ty, team, *at, ship).is_ok());
         }
         self.cells.keys().any(|at| {
-            at.neighbours().into_iter().any(|n| {
-                !self.occupied(n) && self.check(card, ty, team, n, ship).is_ok()
-            })
+            at.neighbours()
+                .into_iter()
+                .any(|n| !self.occupied(n) && self.check(card, ty, team, n, ship).is_ok())
         })
     }
 

@@ -116,7 +116,9 @@ impl Goods {
         }
     }
     pub fn total(&self) -> u32 {
-        self.wine.saturating_add(self.spice).saturating_add(self.tea)
+        self.wine
+            .saturating_add(self.spice)
+            .saturating_add(self.tea)
     }
     pub fn add(&mut self, other: &Goods) {
         self.wine = self.wine.saturating_add(other.wine);
@@ -301,7 +303,10 @@ pub fn parse_files(files: &[(&str, &str)]) -> Result<KontorData, String> {
 pub fn check_params(p: &Params) -> Result<(), String> {
     let sizes = [p.board_size.basic, p.board_size.duel, p.board_size.team];
     if sizes.iter().any(|n| !(5..=20).contains(n)) {
-        return Err("kontor: every board size must lie between 5 and 20 (the starting cross is 5 wide)".into());
+        return Err(
+            "kontor: every board size must lie between 5 and 20 (the starting cross is 5 wide)"
+                .into(),
+        );
     }
     if p.start_money.saturating_mul(4) > p.coins {
         return Err("kontor: four seats' starting money exceeds the coins in the game".into());
@@ -335,7 +340,9 @@ pub fn check_card(c: &Card) -> Result<(), String> {
         }
         CardKind::Water | CardKind::Centre | CardKind::Special => {
             if c.colour.is_some() {
-                return Err(format!("kontor: card {id} is not a harbour card but has a colour"));
+                return Err(format!(
+                    "kontor: card {id} is not a harbour card but has a colour"
+                ));
             }
             if c.goods.total() > 0 || c.crane || c.tavern {
                 return Err(format!(
@@ -348,7 +355,9 @@ pub fn check_card(c: &Card) -> Result<(), String> {
                 ));
             }
             if c.kind == CardKind::Centre && c.ship {
-                return Err(format!("kontor: the centre {id} cannot carry a ship symbol"));
+                return Err(format!(
+                    "kontor: the centre {id} cannot carry a ship symbol"
+                ));
             }
         }
     }
@@ -395,7 +404,11 @@ pub fn check_counts(cards: &[Card]) -> Result<(), String> {
             "kontor: there must be 44 water cards with the centre, found {water}"
         ));
     }
-    for kind in [SpecialKind::Flood, SpecialKind::Bridge, SpecialKind::Customs] {
+    for kind in [
+        SpecialKind::Flood,
+        SpecialKind::Bridge,
+        SpecialKind::Customs,
+    ] {
         let n = count(&|c: &Card| c.is_special(kind));
         if n != 2 {
             return Err(format!(

@@ -283,8 +283,16 @@ pub fn check(state: &State, seat: Seat, action: &Action) -> Result<Option<Plan>,
                 remove,
                 recipient_seat,
             },
-        ) => plan_place(state, seat, *cell, *as_type, *ship_to, *remove, *recipient_seat)
-            .map(Some),
+        ) => plan_place(
+            state,
+            seat,
+            *cell,
+            *as_type,
+            *ship_to,
+            *remove,
+            *recipient_seat,
+        )
+        .map(Some),
     }
 }
 
@@ -307,9 +315,9 @@ fn plan_place(
     remove: Option<Coord>,
     recipient: Option<Seat>,
 ) -> Result<Plan, RuleError> {
-    let (current, card) = state.current().ok_or_else(|| {
-        RuleError::illegal("No card is waiting to be placed.")
-    })?;
+    let (current, card) = state
+        .current()
+        .ok_or_else(|| RuleError::illegal("No card is waiting to be placed."))?;
     if current != seat {
         return Err(RuleError::illegal(format!(
             "You cannot place a card now: it is seat {current}'s turn (rules §5 S4–S5)."
@@ -375,7 +383,9 @@ fn plan_place(
                 )));
             };
             let target = layout.get(at).ok_or_else(|| {
-                RuleError::illegal(format!("You cannot remove at {at}: the cell is empty (rules §8.2)."))
+                RuleError::illegal(format!(
+                    "You cannot remove at {at}: the cell is empty (rules §8.2)."
+                ))
             })?;
             if target.cell_type != CellType::Harbour {
                 return Err(RuleError::illegal(format!(
@@ -430,10 +440,7 @@ fn plan_place(
         }
     };
     board.check(card, ty, team, cell, ship).map_err(|f| {
-        RuleError::illegal(format!(
-            "You cannot place {id} at {cell}: {}.",
-            f.explain()
-        ))
+        RuleError::illegal(format!("You cannot place {id} at {cell}: {}.", f.explain()))
     })?;
     Ok(Plan {
         card: card.clone(),
@@ -444,9 +451,11 @@ fn plan_place(
     })
 }
 
-/// The move an absent seat plays: at S1 a pass where passing is allowed,
-/// otherwise the first selectable card of the hand; at S5 the first legal cell in
-/// reading order, without moving the ship, a customs declared as water first.
+/// The move an absent seat plays: at S1 a pass, unless every seat passed last
+/// round (then the first selectable card of the hand, or a pass without one), so
+/// that a table of absent seats still finishes under `all_pass_policy: allowed`;
+/// at S5 the first legal cell in reading order, without moving the ship, a
+/// customs declared as water first.
 pub fn null_move(state: &State, seat: Seat) -> Option<Action> {
     match state.phase {
         Phase::Finished => None,
@@ -455,13 +464,14 @@ pub fn null_move(state: &State, seat: Seat) -> Option<Action> {
             if p.choice.is_some() {
                 return None;
             }
-            if state.pass_allowed(seat) {
+            if state.pass_allowed(seat) && !state.last_round_all_passed {
                 return Some(Action::Pass {});
             }
-            p.hand
-                .iter()
-                .find(|c| state.selectable(seat, c))
-                .map(|c| Action::Choose { card: c.id.clone() })
+            let card = p.hand.iter().find(|c| state.selectable(seat, c));
+            Some(match card {
+                Some(c) => Action::Choose { card: c.id.clone() },
+                None => Action::Pass {},
+            })
         }
         Phase::Place => {
             let (s, card) = state.current()?;

@@ -96,7 +96,9 @@ struct Cards<'a> {
 impl<'a> Cards<'a> {
     fn take(&mut self, id: &str, place: &str) -> Result<Card, RuleError> {
         let card = self.catalogue.get(id).ok_or_else(|| {
-            RuleError::position(format!("{place}: there is no card {id} in the component data."))
+            RuleError::position(format!(
+                "{place}: there is no card {id} in the component data."
+            ))
         })?;
         if !self.used.insert(id.to_string()) {
             return Err(RuleError::position(format!(
@@ -108,17 +110,21 @@ impl<'a> Cards<'a> {
 }
 
 /// Checks a card held by `seat` (in a hand, a harbour deck or revealed).
-fn check_held(card: &Card, seat: Seat, seats: usize, variant: Variant, place: &str) -> Result<(), RuleError> {
+fn check_held(
+    card: &Card,
+    seat: Seat,
+    seats: usize,
+    variant: Variant,
+    place: &str,
+) -> Result<(), RuleError> {
     let id = &card.id;
     match card.kind {
         CardKind::Centre => Err(RuleError::position(format!(
             "{place}: the harbour centre {id} never leaves the board."
         ))),
-        CardKind::Harbour if card.colour != Some(team_of(seats, seat)) => {
-            Err(RuleError::position(format!(
-                "{place}: harbour card {id} belongs to the other team."
-            )))
-        }
+        CardKind::Harbour if card.colour != Some(team_of(seats, seat)) => Err(RuleError::position(
+            format!("{place}: harbour card {id} belongs to the other team."),
+        )),
         CardKind::Special if !variant.has_specials() => Err(RuleError::position(format!(
             "{place}: special card {id} is only used in the team variant."
         ))),
@@ -221,14 +227,14 @@ pub fn from_position(
         let (Some(min), Some(max)) = (min, max) else {
             continue;
         };
-        if max - min + 1 > n {
+        let extent = max.saturating_sub(min).saturating_add(1);
+        if extent > n {
             return Err(RuleError::position(format!(
-                "The board is {} cards long along {name}, more than {n}.",
-                max - min + 1
+                "The board is {extent} cards long along {name}, more than {n}."
             )));
         }
         if let Some([a, b]) = fixed
-            && (b - a + 1 != n || min < a || max > b)
+            && (b.saturating_sub(a).saturating_add(1) != n || min < a || max > b)
         {
             return Err(RuleError::position(format!(
                 "fixed_{name} must span exactly {n} cells and contain every card."
@@ -309,11 +315,13 @@ pub fn from_position(
     if let Some(turn) = &pos.turn {
         for r in turn {
             let place = format!("the revealed card of seat {}", r.seat);
-            let slot = revealed.get_mut(r.seat).ok_or_else(|| {
-                RuleError::position(format!("{place}: there is no such seat."))
-            })?;
+            let slot = revealed
+                .get_mut(r.seat)
+                .ok_or_else(|| RuleError::position(format!("{place}: there is no such seat.")))?;
             if slot.is_some() {
-                return Err(RuleError::position(format!("{place}: the seat is listed twice.")));
+                return Err(RuleError::position(format!(
+                    "{place}: the seat is listed twice."
+                )));
             }
             let c = cards.take(&r.card, &place)?;
             check_held(&c, r.seat, seats, variant, &place)?;
@@ -346,6 +354,7 @@ pub fn from_position(
         last_round_all_passed: pos.last_round_all_passed,
         placements,
         set_aside,
+        discarded: Vec::new(),
         round_log: RoundLog::new(pos.round.max(1), seats),
         previous_round: None,
         result: None,

@@ -116,7 +116,9 @@ pub fn tax_pairs(seat_count: usize) -> Vec<(Seat, Seat)> {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Choice {
     /// A card from the hand, by id.
-    Card { card: String },
+    Card {
+        card: String,
+    },
     Pass,
 }
 
@@ -366,6 +368,8 @@ pub struct State {
     pub placements: u32,
     /// Cards out of play from the start, unseen (unused special cards).
     pub set_aside: Vec<Card>,
+    /// Covered cards whose cell the ship later emptied (out of play, public).
+    pub discarded: Vec<Card>,
     pub round_log: RoundLog,
     pub previous_round: Option<RoundLog>,
     pub result: Option<FinalResult>,
@@ -555,6 +559,7 @@ pub fn setup(
         last_round_all_passed: false,
         placements: 0,
         set_aside: specials,
+        discarded: Vec::new(),
         round_log: RoundLog::new(1, seats),
         previous_round: None,
         result: None,
@@ -710,7 +715,9 @@ impl State {
             };
             if let Some(Choice::Card { card }) = p.choice.take() {
                 let idx = p.hand.iter().position(|c| c.id == card).ok_or_else(|| {
-                    RuleError::illegal(format!("Seat {seat} chose {card}, which is not in its hand."))
+                    RuleError::illegal(format!(
+                        "Seat {seat} chose {card}, which is not in its hand."
+                    ))
                 })?;
                 *slot = Some(p.hand.remove(idx));
             }
@@ -744,8 +751,10 @@ impl State {
         for seat in 0..n {
             if revealed.get(seat).is_some_and(|c| c.is_none()) {
                 let paid = self.gain_from_bank(seat, "pass_coin");
-                out.events
-                    .push(Event::public("pass_coin", json!({"seat": seat, "coin": paid})));
+                out.events.push(Event::public(
+                    "pass_coin",
+                    json!({"seat": seat, "coin": paid}),
+                ));
             }
         }
         // S3: taxes per pair (rules §6.2–6.3).
@@ -782,11 +791,8 @@ impl State {
 
     fn settle_pair(&mut self, p: Seat, q: Seat, revealed: &mut [Option<Card>], out: &mut Out) {
         let plays = |s: Seat, r: &[Option<Card>]| r.get(s).is_some_and(|c| c.is_some());
-        let coin = |s: Seat, r: &[Option<Card>]| {
-            r.get(s)
-                .and_then(|c| c.as_ref())
-                .is_some_and(|c| c.coin)
-        };
+        let coin =
+            |s: Seat, r: &[Option<Card>]| r.get(s).and_then(|c| c.as_ref()).is_some_and(|c| c.coin);
         let owes_p = plays(p, revealed) && coin(q, revealed);
         let owes_q = plays(q, revealed) && coin(p, revealed);
         if !owes_p && !owes_q {
@@ -897,7 +903,7 @@ impl State {
             }
         }
         self.close_round(out);
-        self.round += 1;
+        self.round = self.round.saturating_add(1);
         self.start_round(out);
     }
 
@@ -1006,7 +1012,9 @@ impl State {
                 .board
                 .iter()
                 .position(|c| c.coord() == at)
-                .ok_or_else(|| RuleError::illegal(format!("There is no card at {at} to remove.")))?;
+                .ok_or_else(|| {
+                    RuleError::illegal(format!("There is no card at {at} to remove."))
+                })?;
             let cell = self.board.remove(idx);
             out.events.push(Event::public(
                 "card_removed",
@@ -1017,10 +1025,11 @@ impl State {
                 card: cell.card.id.clone(),
                 to_seat,
             });
+            self.discarded.extend(cell.covered);
             self.return_to_hand(to_seat, cell.card);
         }
         // S5b: placement.
-        self.placements += 1;
+        self.placements = self.placements.saturating_add(1);
         let seq = self.placements;
         if card.is_covering() {
             let cell = self
@@ -1077,8 +1086,10 @@ impl State {
             CardKind::Water => {
                 self.draw(seat, CardKind::Water, out);
                 let paid = self.gain_from_bank(seat, "water_grant");
-                out.events
-                    .push(Event::public("water_grant", json!({"seat": seat, "coin": paid})));
+                out.events.push(Event::public(
+                    "water_grant",
+                    json!({"seat": seat, "coin": paid}),
+                ));
             }
             CardKind::Centre | CardKind::Special => {}
         }
@@ -1112,8 +1123,10 @@ impl State {
         } else {
             "water"
         };
-        out.events
-            .push(Event::public("card_drawn", json!({"seat": seat, "deck": deck})));
+        out.events.push(Event::public(
+            "card_drawn",
+            json!({"seat": seat, "deck": deck}),
+        ));
         out.events.push(Event::private(
             seat,
             "you_drew",

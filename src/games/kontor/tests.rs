@@ -7,7 +7,9 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 
 use super::board::{Candidate, Coord, DecidingRule, Fault, decide, select_top};
-use super::cards::{BoardSizes, Card, CardKind, CellType, Goods, KontorData, Params, SpecialKind, Team};
+use super::cards::{
+    BoardSizes, Card, CardKind, CellType, Goods, KontorData, Params, SpecialKind, Team,
+};
 use super::rules::{EndReason, Phase, SeatResult, State};
 use super::*;
 use crate::games::legal::{is_listed, sample};
@@ -172,11 +174,19 @@ fn money(state: &State) -> Vec<u32> {
 }
 
 fn hand_ids(state: &State, seat: usize) -> Vec<String> {
-    state.players[seat].hand.iter().map(|c| c.id.clone()).collect()
+    state.players[seat]
+        .hand
+        .iter()
+        .map(|c| c.id.clone())
+        .collect()
 }
 
 fn order(state: &State) -> Vec<usize> {
-    state.turn.as_ref().map(|t| t.order.clone()).unwrap_or_default()
+    state
+        .turn
+        .as_ref()
+        .map(|t| t.order.clone())
+        .unwrap_or_default()
 }
 
 fn at(x: i32, y: i32) -> Coord {
@@ -218,14 +228,18 @@ fn example_1_fixing_the_bound_in_basic() {
     assert_eq!(s.fixed_x, Some([-3, 2]));
     assert_eq!(s.fixed_y, None);
     let why = reject(&s, 1, place(3, 0));
-    assert!(why.contains("out of bounds") && why.contains("-3..2"), "{why}");
+    assert!(
+        why.contains("out of bounds") && why.contains("-3..2"),
+        "{why}"
+    );
     let legal = Kontor::legal(&s, 1).expect("black acts");
     assert!(is_listed(&legal, &place(0, 3)));
     let s = act(&s, 1, place(0, 3)).state;
     assert_eq!(s.fixed_y, Some([-2, 3]));
     let w = water("probe", 1);
     assert!(matches!(
-        s.layout().check(&w, CellType::Water, Team::Red, at(0, -3), None),
+        s.layout()
+            .check(&w, CellType::Water, Team::Red, at(0, -3), None),
         Err(Fault::OutOfBounds(_))
     ));
     let (fx, fy) = s.layout().final_rect().expect("both axes fixed");
@@ -274,8 +288,14 @@ fn example_2_cranes_block_harbour_cards_of_the_other_team() {
     let w = water("probe", 1);
     let check = |c: &Card, ty, team, x, y| layout.check(c, ty, team, at(x, y), None);
     // (1,2): next to both cranes.
-    assert!(matches!(check(&rh, CellType::Harbour, Team::Red, 1, 2), Err(Fault::CraneBlocked(Team::Black, _))));
-    assert!(matches!(check(&bh, CellType::Harbour, Team::Black, 1, 2), Err(Fault::CraneBlocked(Team::Red, _))));
+    assert!(matches!(
+        check(&rh, CellType::Harbour, Team::Red, 1, 2),
+        Err(Fault::CraneBlocked(Team::Black, _))
+    ));
+    assert!(matches!(
+        check(&bh, CellType::Harbour, Team::Black, 1, 2),
+        Err(Fault::CraneBlocked(Team::Red, _))
+    ));
     assert_eq!(check(&w, CellType::Water, Team::Red, 1, 2), Ok(()));
     assert_eq!(check(&w, CellType::Water, Team::Black, 1, 2), Ok(()));
     // (3,1): next to water only.
@@ -283,16 +303,26 @@ fn example_2_cranes_block_harbour_cards_of_the_other_team() {
     assert_eq!(check(&bh, CellType::Harbour, Team::Black, 3, 1), Ok(()));
     assert_eq!(check(&w, CellType::Water, Team::Red, 3, 1), Ok(()));
     // (2,3): next to the black crane.
-    assert!(matches!(check(&rh, CellType::Harbour, Team::Red, 2, 3), Err(Fault::CraneBlocked(Team::Black, _))));
+    assert!(matches!(
+        check(&rh, CellType::Harbour, Team::Red, 2, 3),
+        Err(Fault::CraneBlocked(Team::Black, _))
+    ));
     assert_eq!(check(&bh, CellType::Harbour, Team::Black, 2, 3), Ok(()));
     assert_eq!(check(&w, CellType::Water, Team::Red, 2, 3), Ok(()));
     // (1,3): no occupied neighbour.
-    for (c, ty) in [(&rh, CellType::Harbour), (&bh, CellType::Harbour), (&w, CellType::Water)] {
+    for (c, ty) in [
+        (&rh, CellType::Harbour),
+        (&bh, CellType::Harbour),
+        (&w, CellType::Water),
+    ] {
         assert_eq!(check(c, ty, Team::Red, 1, 3), Err(Fault::NotAdjacent));
     }
     // Through the engine, the error names the rule.
     let why = reject(&s, 0, place(2, 3));
-    assert!(why.contains("crane-blocked") && why.contains("(2,2)"), "{why}");
+    assert!(
+        why.contains("crane-blocked") && why.contains("(2,2)"),
+        "{why}"
+    );
     let why = reject(&s, 0, place(1, 3));
     assert!(why.contains("not orthogonally adjacent"), "{why}");
     let why = reject(&s, 0, place(1, 1));
@@ -319,10 +349,16 @@ fn example_4_more_advantages_win_when_the_largest_are_equal() {
 fn example_5_the_value_cycle_decides_single_equal_advantages() {
     // (i) Red spice +1 against Black tea +1: spice beats tea.
     let v = decide(&goods(1, 1, 0), &goods(1, 0, 1));
-    assert_eq!((v.winner, v.rule), (Some(Team::Red), DecidingRule::CommodityValue));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Red), DecidingRule::CommodityValue)
+    );
     // (ii) Red wine +2 against Black tea +2: tea beats wine.
     let v = decide(&goods(2, 0, 0), &goods(0, 0, 2));
-    assert_eq!((v.winner, v.rule), (Some(Team::Black), DecidingRule::CommodityValue));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Black), DecidingRule::CommodityValue)
+    );
     // (iii) Everything equal: not won.
     let v = decide(&goods(1, 0, 1), &goods(1, 0, 1));
     assert_eq!((v.winner, v.rule), (None, DecidingRule::NoAdvantage));
@@ -352,8 +388,16 @@ fn example_5_iii_an_equal_region_is_frozen_without_a_marker() {
     assert_eq!(s.scored_regions.len(), 1);
     let r = &s.scored_regions[0];
     assert_eq!(r.cells, vec![at(1, 1), at(1, 2)]);
-    assert_eq!((r.winner, r.rule, r.value), (None, DecidingRule::NoAdvantage, 0));
-    assert!(s.board.iter().filter(|c| c.cell_type == CellType::Harbour).all(|c| c.frozen()));
+    assert_eq!(
+        (r.winner, r.rule, r.value),
+        (None, DecidingRule::NoAdvantage, 0)
+    );
+    assert!(
+        s.board
+            .iter()
+            .filter(|c| c.cell_type == CellType::Harbour)
+            .all(|c| c.frozen())
+    );
     assert_eq!(s.markers(), rules::TeamTotals { red: 0, black: 0 });
 }
 
@@ -389,7 +433,11 @@ fn example_6_i_the_opponent_of_a_coin_card_pays_tax() {
     assert!(!s.round_log.seats[0].owed_tax);
     assert!(s.round_log.seats[1].owed_tax);
     assert_eq!(order(&s), vec![1, 0]);
-    assert!(t.events.iter().any(|e| e.kind == "tax" && e.data["paid"] == json!([1])));
+    assert!(
+        t.events
+            .iter()
+            .any(|e| e.kind == "tax" && e.data["paid"] == json!([1]))
+    );
 }
 
 #[test]
@@ -499,7 +547,10 @@ fn example_8_the_second_axis_closes_a_region_at_the_edge() {
     );
     assert_eq!(s.fixed_x, Some([-3, 2]));
     assert_eq!(s.fixed_y, None);
-    assert!(s.scored_regions.is_empty(), "the edge closes nothing before y is fixed");
+    assert!(
+        s.scored_regions.is_empty(),
+        "the edge closes nothing before y is fixed"
+    );
     assert!(!s.layout().is_closed(&[at(-3, -1)]));
     let t = act(&s, 1, place(0, 3));
     let s = t.state;
@@ -597,7 +648,11 @@ fn regions_are_connected_harbour_cards_and_water_separates_them() {
     put(&mut board, 2, 2, "c", 0);
     put(&mut board, -1, -1, "d", 1);
     put(&mut board, -1, 1, "e", 0); // diagonal neighbours only of nothing harbour
-    let s = load(&data, Variant::Basic, json!({"board": board, "players": players(&[4, 4])}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board, "players": players(&[4, 4])}),
+    );
     let regions = s.layout().regions();
     assert_eq!(
         regions,
@@ -608,7 +663,10 @@ fn regions_are_connected_harbour_cards_and_water_separates_them() {
         ]
     );
     let t = s.layout().tally(&regions[2]);
-    assert_eq!((t.red, t.black, t.size, t.distance), (goods(0, 0, 1).tap_add(goods(1, 0, 0)), goods(0, 1, 0), 3, 2));
+    assert_eq!(
+        (t.red, t.black, t.size, t.distance),
+        (goods(0, 0, 1).tap_add(goods(1, 0, 0)), goods(0, 1, 0), 3, 2)
+    );
 }
 
 trait TapAdd {
@@ -637,8 +695,12 @@ fn a_new_harbour_card_merges_two_regions_and_their_warehouses() {
     let data = data_of(cards);
     let mut board2 = board.clone();
     board2.pop();
-    let s = load(&data, Variant::Basic, json!({"board": board2, "players": players(&[4, 4]),
-        "turn": [{"seat": 1, "card": "m"}]}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board2, "players": players(&[4, 4]),
+        "turn": [{"seat": 1, "card": "m"}]}),
+    );
     assert_eq!(s.layout().regions().len(), 2);
     let s = act(&s, 1, place(1, 2)).state;
     let regions = s.layout().regions();
@@ -647,18 +709,30 @@ fn a_new_harbour_card_merges_two_regions_and_their_warehouses() {
     let r = &v.board.regions[0];
     assert_eq!(r.red.goods, goods(1, 1, 0));
     assert_eq!(r.black.goods, goods(0, 0, 1));
-    assert_eq!(r.red.centre, Some(at(1, 1)), "the earliest-placed red goods card");
+    assert_eq!(
+        r.red.centre,
+        Some(at(1, 1)),
+        "the earliest-placed red goods card"
+    );
     assert_eq!(r.black.centre, Some(at(1, 2)));
 }
 
 #[test]
 fn a_region_with_an_empty_neighbour_is_not_closed_and_water_closes_it() {
-    let data = data_with(vec![harbour("a", 1, Team::Red, (1, 0, 0)), water("w", 60), water("v", 61)]);
+    let data = data_with(vec![
+        harbour("a", 1, Team::Red, (1, 0, 0)),
+        water("w", 60),
+        water("v", 61),
+    ]);
     let mut board = cross_cells();
     put(&mut board, 1, 1, "a", 0);
     put(&mut board, 2, 1, "w", 1);
-    let s = load(&data, Variant::Basic, json!({"board": board, "players": players(&[4, 4]),
-        "turn": [{"seat": 1, "card": "v"}]}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board, "players": players(&[4, 4]),
+        "turn": [{"seat": 1, "card": "v"}]}),
+    );
     assert!(!s.layout().is_closed(&[at(1, 1)]));
     assert!(s.scored_regions.is_empty());
     let s = act(&s, 1, place(1, 2)).state;
@@ -671,12 +745,20 @@ fn a_region_with_an_empty_neighbour_is_not_closed_and_water_closes_it() {
 fn the_edge_closes_regions_only_when_both_axes_are_fixed() {
     // A red card in the corner of a fixed x range: closed by water on three sides
     // and by the west edge only once y is fixed too (decision 2).
-    let data = data_with(vec![harbour("a", 1, Team::Red, (1, 0, 0)), water("p", 60), water("q", 61)]);
+    let data = data_with(vec![
+        harbour("a", 1, Team::Red, (1, 0, 0)),
+        water("p", 60),
+        water("q", 61),
+    ]);
     let mut board = cross_cells();
     put(&mut board, -3, 0, "a", 0);
     put(&mut board, -3, -1, "p", 0);
     put(&mut board, -3, 1, "q", 1);
-    let s = load(&data, Variant::Basic, json!({"board": board, "players": players(&[4, 4])}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board, "players": players(&[4, 4])}),
+    );
     assert_eq!((s.fixed_x, s.fixed_y), (Some([-3, 2]), None));
     assert!(!s.layout().is_closed(&[at(-3, 0)]));
     let mut fixed = s.clone();
@@ -700,7 +782,11 @@ fn decision_3_a_cell_only_water_could_fill_keeps_a_region_open() {
     put(&mut board, 1, 1, "rc", 0);
     put(&mut board, 2, 1, "w1", 0);
     put(&mut board, 2, 2, "bc", 1);
-    let s = load(&data, Variant::Basic, json!({"board": board, "players": players(&[4, 4])}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board, "players": players(&[4, 4])}),
+    );
     assert!(!s.layout().is_closed(&[at(1, 1)]));
     assert!(s.scored_regions.is_empty());
 }
@@ -716,11 +802,19 @@ fn decision_1_a_fixed_axis_stays_fixed_after_a_removal_shrinks_the_box() {
     let mut board = cross_cells();
     put(&mut board, -3, 0, "edge", 1);
     put(&mut board, 3, 0, "east", 1);
-    let s = load(&data, Variant::Duel, json!({"board": board, "players": players(&[4, 4]),
-        "turn": [{"seat": 0, "card": "sw"}]}));
+    let s = load(
+        &data,
+        Variant::Duel,
+        json!({"board": board, "players": players(&[4, 4]),
+        "turn": [{"seat": 0, "card": "sw"}]}),
+    );
     assert_eq!(s.fixed_x, Some([-3, 3]));
-    let t = act(&s, 0, json!({"type": "place", "cell": {"x": 1, "y": 1},
-        "ship_to": {"x": -2, "y": 0}, "remove": {"x": -3, "y": 0}}));
+    let t = act(
+        &s,
+        0,
+        json!({"type": "place", "cell": {"x": 1, "y": 1},
+        "ship_to": {"x": -2, "y": 0}, "remove": {"x": -3, "y": 0}}),
+    );
     let s = t.state;
     let b = s.layout().bounds().expect("cards");
     assert_eq!((b.min_x, b.max_x), (-2, 3), "the occupied box shrank");
@@ -728,10 +822,15 @@ fn decision_1_a_fixed_axis_stays_fixed_after_a_removal_shrinks_the_box() {
     assert!(hand_ids(&s, 1).contains(&"edge".to_string()));
     let w = water("probe", 1);
     assert!(matches!(
-        s.layout().check(&w, CellType::Water, Team::Red, at(4, 0), None),
+        s.layout()
+            .check(&w, CellType::Water, Team::Red, at(4, 0), None),
         Err(Fault::OutOfBounds(_))
     ));
-    assert_eq!(s.layout().check(&w, CellType::Water, Team::Red, at(-3, 0), None), Ok(()));
+    assert_eq!(
+        s.layout()
+            .check(&w, CellType::Water, Team::Red, at(-3, 0), None),
+        Ok(())
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -739,51 +838,85 @@ fn decision_1_a_fixed_axis_stays_fixed_after_a_removal_shrinks_the_box() {
 
 #[test]
 fn rule_1_no_warehouses_or_all_equal_means_no_winner() {
-    assert_eq!(decide(&goods(0, 0, 0), &goods(0, 0, 0)).rule, DecidingRule::NoAdvantage);
+    assert_eq!(
+        decide(&goods(0, 0, 0), &goods(0, 0, 0)).rule,
+        DecidingRule::NoAdvantage
+    );
     assert_eq!(decide(&goods(2, 1, 3), &goods(2, 1, 3)).winner, None);
 }
 
 #[test]
 fn rule_2_the_largest_advantage_wins_for_either_team() {
     let v = decide(&goods(3, 0, 0), &goods(0, 2, 0));
-    assert_eq!((v.winner, v.rule), (Some(Team::Red), DecidingRule::LargestAdvantage));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Red), DecidingRule::LargestAdvantage)
+    );
     let v = decide(&goods(0, 0, 0), &goods(0, 0, 1));
-    assert_eq!((v.winner, v.rule), (Some(Team::Black), DecidingRule::LargestAdvantage));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Black), DecidingRule::LargestAdvantage)
+    );
 }
 
 #[test]
 fn rule_3_more_advantages_of_any_size_win() {
     // Red +2 wine, +1 tea; Black +2 spice: both largest 2, Red has 2 advantages.
     let v = decide(&goods(2, 0, 1), &goods(0, 2, 0));
-    assert_eq!((v.winner, v.rule), (Some(Team::Red), DecidingRule::MoreAdvantages));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Red), DecidingRule::MoreAdvantages)
+    );
     let v = decide(&goods(0, 3, 0), &goods(3, 0, 1));
-    assert_eq!((v.winner, v.rule), (Some(Team::Black), DecidingRule::MoreAdvantages));
+    assert_eq!(
+        (v.winner, v.rule),
+        (Some(Team::Black), DecidingRule::MoreAdvantages)
+    );
 }
 
 #[test]
 fn rule_4_wine_beats_spice_spice_beats_tea_tea_beats_wine() {
     let cases = [
-        (goods(1, 0, 0), goods(0, 1, 0), Team::Red),   // wine vs spice
+        (goods(1, 0, 0), goods(0, 1, 0), Team::Red), // wine vs spice
         (goods(0, 1, 0), goods(1, 0, 0), Team::Black), // spice vs wine
-        (goods(0, 1, 0), goods(0, 0, 1), Team::Red),   // spice vs tea
+        (goods(0, 1, 0), goods(0, 0, 1), Team::Red), // spice vs tea
         (goods(0, 0, 1), goods(0, 1, 0), Team::Black), // tea vs spice
-        (goods(0, 0, 2), goods(2, 0, 0), Team::Red),   // tea vs wine
+        (goods(0, 0, 2), goods(2, 0, 0), Team::Red), // tea vs wine
         (goods(2, 0, 0), goods(0, 0, 2), Team::Black), // wine vs tea
     ];
     for (red, black, winner) in cases {
         let v = decide(&red, &black);
-        assert_eq!((v.winner, v.rule), (Some(winner), DecidingRule::CommodityValue), "{red:?} {black:?}");
+        assert_eq!(
+            (v.winner, v.rule),
+            (Some(winner), DecidingRule::CommodityValue),
+            "{red:?} {black:?}"
+        );
     }
 }
 
 #[test]
 fn top_5_takes_whole_size_groups_that_fit_and_stops_at_five() {
-    let c = |index, size, distance| Candidate { index, size, distance };
+    let c = |index, size, distance| Candidate {
+        index,
+        size,
+        distance,
+    };
     assert_eq!(select_top(&[c(0, 2, 1), c(1, 1, 1)], 5), vec![0, 1]);
     let six: Vec<Candidate> = (0..6).map(|i| c(i, 7 - i as u32, 1)).collect();
     assert_eq!(select_top(&six, 5), vec![0, 1, 2, 3, 4]);
     // Two regions of size 3 at the same distance for one slot: neither; the next size fills it.
-    let v = select_top(&[c(0, 5, 1), c(1, 5, 1), c(2, 5, 2), c(3, 4, 1), c(4, 3, 1), c(5, 3, 1), c(6, 2, 9)], 5);
+    let v = select_top(
+        &[
+            c(0, 5, 1),
+            c(1, 5, 1),
+            c(2, 5, 2),
+            c(3, 4, 1),
+            c(4, 3, 1),
+            c(5, 3, 1),
+            c(6, 2, 9),
+        ],
+        5,
+    );
     assert_eq!(v, vec![0, 1, 2, 3, 6]);
 }
 
@@ -795,13 +928,24 @@ fn decision_5_allowed_policy_lets_everyone_pass_again() {
     let data = tax_data();
     let position = json!({"board": cross_cells(), "players": [
         {"hand": ["r14"], "money": 4}, {"hand": ["w61"], "money": 4}]});
-    let opts = Options { variant: None, all_pass_policy: AllPassPolicy::Allowed };
-    let s = Kontor::from_position(&data, 2, &opts, serde_json::from_value(position).expect("parses"))
-        .expect("valid");
+    let opts = Options {
+        variant: None,
+        all_pass_policy: AllPassPolicy::Allowed,
+    };
+    let s = Kontor::from_position(
+        &data,
+        2,
+        &opts,
+        serde_json::from_value(position).expect("parses"),
+    )
+    .expect("valid");
     let s = act(&act(&s, 0, pass()).state, 1, pass()).state;
     assert!(s.last_round_all_passed);
     for seat in 0..2 {
-        assert!(is_listed(&Kontor::legal(&s, seat).expect("choosing"), &pass()));
+        assert!(is_listed(
+            &Kontor::legal(&s, seat).expect("choosing"),
+            &pass()
+        ));
     }
 }
 
@@ -820,11 +964,15 @@ fn decision_8_a_card_without_a_legal_placement_at_its_turn_returns_without_draw_
     put(&mut cells, 2, -2, "bc", 1);
     put(&mut cells, 2, 3, "late", 0);
     let data = data_of(cards);
-    let s = load(&data, Variant::Basic, json!({"board": cells,
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": cells,
         "players": [{"hand": [], "harbour_deck": ["rdeck"], "money": 4},
                     {"hand": ["bw2"], "money": 4}],
         "water_deck": ["spare"],
-        "turn": [{"seat": 0, "card": "rh"}, {"seat": 1, "card": "bw"}]}));
+        "turn": [{"seat": 0, "card": "rh"}, {"seat": 1, "card": "bw"}]}),
+    );
     assert_eq!(order(&s), vec![1, 0]);
     // Black fills (3,3); Red's harbour card can only go to (3,-2), which is crane-blocked.
     let t = act(&s, 1, place(3, 3));
@@ -834,7 +982,11 @@ fn decision_8_a_card_without_a_legal_placement_at_its_turn_returns_without_draw_
     assert_eq!(s.players[0].money, 4, "no coin");
     let rec = &t.rounds[0];
     assert_eq!(rec.seats[0].success, Some(false));
-    assert!(t.events.iter().any(|e| e.kind == "card_returned" && e.data["reason"] == "no_legal_placement"));
+    assert!(
+        t.events
+            .iter()
+            .any(|e| e.kind == "card_returned" && e.data["reason"] == "no_legal_placement")
+    );
     // Next round Red has no selectable card: it may only pass.
     assert_eq!((s.phase, s.round), (Phase::Choose, 2));
     assert_eq!(Kontor::legal(&s, 0), Some(vec![pass()]));
@@ -843,11 +995,19 @@ fn decision_8_a_card_without_a_legal_placement_at_its_turn_returns_without_draw_
 #[test]
 fn decision_9_a_card_without_a_legal_placement_cannot_be_chosen() {
     let (mut cards, mut cells) = filled((-2, 3), (-2, 3), &[(3, -2), (2, -2)]);
-    cards.extend([crane("bc", 28, Team::Black), harbour("rh", 10, Team::Red, (1, 0, 0)), water("rw", 61)]);
+    cards.extend([
+        crane("bc", 28, Team::Black),
+        harbour("rh", 10, Team::Red, (1, 0, 0)),
+        water("rw", 61),
+    ]);
     put(&mut cells, 2, -2, "bc", 1);
     let data = data_of(cards);
-    let s = load(&data, Variant::Basic, json!({"board": cells,
-        "players": [{"hand": ["rh", "rw"], "money": 4}, {"hand": [], "money": 4}]}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": cells,
+        "players": [{"hand": ["rh", "rw"], "money": 4}, {"hand": [], "money": 4}]}),
+    );
     let legal = Kontor::legal(&s, 0).expect("choosing");
     assert!(!is_listed(&legal, &choose("rh")));
     assert!(is_listed(&legal, &choose("rw")));
@@ -859,9 +1019,16 @@ fn decision_9_a_card_without_a_legal_placement_cannot_be_chosen() {
 
 #[test]
 fn decision_10_equal_numbers_let_the_lower_seat_go_first() {
-    let data = data_with(vec![harbour("r5", 5, Team::Red, (1, 0, 0)), harbour("b5", 5, Team::Black, (1, 0, 0))]);
-    let s = load(&data, Variant::Basic, json!({"board": cross_cells(), "players": [
-        {"hand": ["r5"], "money": 4}, {"hand": ["b5"], "money": 4}]}));
+    let data = data_with(vec![
+        harbour("r5", 5, Team::Red, (1, 0, 0)),
+        harbour("b5", 5, Team::Black, (1, 0, 0)),
+    ]);
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": cross_cells(), "players": [
+        {"hand": ["r5"], "money": 4}, {"hand": ["b5"], "money": 4}]}),
+    );
     let s = act(&act(&s, 1, choose("b5")).state, 0, choose("r5")).state;
     assert_eq!(order(&s), vec![0, 1]);
 }
@@ -895,13 +1062,25 @@ fn duel_ship_position() -> (KontorData, Value) {
 fn decision_11_after_taking_back_an_own_card_the_hand_only_draws_up_to_three() {
     let (data, position) = duel_ship_position();
     let s = load(&data, Variant::Duel, position);
-    let t = act(&s, 0, json!({"type": "place", "cell": {"x": 2, "y": 1},
-        "ship_to": {"x": -1, "y": 0}, "remove": {"x": -1, "y": -1}}));
+    let t = act(
+        &s,
+        0,
+        json!({"type": "place", "cell": {"x": 2, "y": 1},
+        "ship_to": {"x": -1, "y": 0}, "remove": {"x": -1, "y": -1}}),
+    );
     let s = t.state;
-    let harbour_in_hand = s.players[0].hand.iter().filter(|c| c.kind == CardKind::Harbour).count();
+    let harbour_in_hand = s.players[0]
+        .hand
+        .iter()
+        .filter(|c| c.kind == CardKind::Harbour)
+        .count();
     assert_eq!(harbour_in_hand, 3);
     assert!(hand_ids(&s, 0).contains(&"rs".to_string()));
-    assert_eq!(s.players[0].harbour_deck.len(), 1, "no draw above 3 harbour cards");
+    assert_eq!(
+        s.players[0].harbour_deck.len(),
+        1,
+        "no draw above 3 harbour cards"
+    );
     assert_eq!(t.rounds[0].seats[0].drew, 0);
 }
 
@@ -910,22 +1089,51 @@ fn decision_12_the_ship_removes_one_ship_card_of_either_team() {
     let (data, position) = duel_ship_position();
     let s = load(&data, Variant::Duel, position);
     let legal = Kontor::legal(&s, 0).expect("red acts");
-    assert!(legal.iter().any(|v| v.get("template") == Some(&json!(true))), "many placements: templates");
+    assert!(
+        legal
+            .iter()
+            .any(|v| v.get("template") == Some(&json!(true))),
+        "many placements: templates"
+    );
     let removal = json!({"type": "place", "cell": {"x": 1, "y": 1},
         "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}});
-    assert!(is_listed(&legal, &removal), "the emptied cell may take the card");
+    assert!(
+        is_listed(&legal, &removal),
+        "the emptied cell may take the card"
+    );
     let t = act(&s, 0, removal);
-    assert!(hand_ids(&t.state, 1).contains(&"bs".to_string()), "back to Black's hand");
+    assert!(
+        hand_ids(&t.state, 1).contains(&"bs".to_string()),
+        "back to Black's hand"
+    );
     assert_eq!(t.state.ship, Some(at(1, 0)));
     assert!(t.events.iter().any(|e| e.kind == "card_removed"));
     // Rejections, each naming its rule.
     let cases = [
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "remove": {"x": 1, "y": 1}}), "after moving the ship"),
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 0, "y": 0}}), "already stands there"),
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 1, "y": 1}}), "water-type"),
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 0, "y": 1}, "remove": {"x": -1, "y": 1}}), "no ship symbol"),
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": -2, "y": 0}, "remove": {"x": 1, "y": 1}}), "not orthogonally adjacent"),
-        (json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}, "recipient_seat": 1}), "only named in the team game"),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "remove": {"x": 1, "y": 1}}),
+            "after moving the ship",
+        ),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 0, "y": 0}}),
+            "already stands there",
+        ),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 1, "y": 1}}),
+            "water-type",
+        ),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 0, "y": 1}, "remove": {"x": -1, "y": 1}}),
+            "no ship symbol",
+        ),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": -2, "y": 0}, "remove": {"x": 1, "y": 1}}),
+            "not orthogonally adjacent",
+        ),
+        (
+            json!({"type": "place", "cell": {"x": 2, "y": 1}, "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}, "recipient_seat": 1}),
+            "only named in the team game",
+        ),
     ];
     for (action, text) in cases {
         let why = reject(&s, 0, action.clone());
@@ -946,18 +1154,35 @@ fn a_ship_move_without_a_removal_is_allowed_and_frozen_cards_cannot_be_removed()
     board.push(json!({"x": 1, "y": 2, "card": "c2"}));
     let s = load(&data, Variant::Duel, position);
     assert_eq!(s.scored_regions.len(), 1);
-    assert_eq!(s.scored_regions[0].round, 0, "scored when the position was loaded");
-    let why = reject(&s, 0, json!({"type": "place", "cell": {"x": 3, "y": 1},
-        "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}}));
+    assert_eq!(
+        s.scored_regions[0].round, 0,
+        "scored when the position was loaded"
+    );
+    let why = reject(
+        &s,
+        0,
+        json!({"type": "place", "cell": {"x": 3, "y": 1},
+        "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}}),
+    );
     assert!(why.contains("frozen"), "{why}");
-    let t = act(&s, 0, json!({"type": "place", "cell": {"x": 3, "y": 1}, "ship_to": {"x": 2, "y": 1}}));
+    let t = act(
+        &s,
+        0,
+        json!({"type": "place", "cell": {"x": 3, "y": 1}, "ship_to": {"x": 2, "y": 1}}),
+    );
     assert_eq!(t.state.ship, Some(at(2, 1)));
 }
 
 #[test]
 fn decision_13_unwon_regions_take_top_5_slots() {
     // Duel, 7×7 full board: five two-card pub regions (not won) and one red wine card.
-    let pairs = [((-3, -3), (-2, -3)), ((0, -3), (1, -3)), ((-3, 3), (-2, 3)), ((0, 3), (1, 3)), ((3, -1), (3, 0))];
+    let pairs = [
+        ((-3, -3), (-2, -3)),
+        ((0, -3), (1, -3)),
+        ((-3, 3), (-2, 3)),
+        ((0, 3), (1, 3)),
+        ((3, -1), (3, 0)),
+    ];
     let mut skip: Vec<(i32, i32)> = pairs.iter().flat_map(|(a, b)| [*a, *b]).collect();
     skip.push((-3, 0));
     let (mut cards, mut cells) = filled((-3, 3), (-3, 3), &skip);
@@ -972,16 +1197,26 @@ fn decision_13_unwon_regions_take_top_5_slots() {
     }
     cards.push(harbour("wine", 7, Team::Red, (1, 0, 0)));
     put(&mut cells, -3, 0, "wine", 0);
-    let s = load(&data_of(cards), Variant::Duel, json!({"board": cells, "players": players(&[4, 4])}));
+    let s = load(
+        &data_of(cards),
+        Variant::Duel,
+        json!({"board": cells, "players": players(&[4, 4])}),
+    );
     assert_eq!(s.phase, Phase::Finished);
     let r = s.result.as_ref().expect("finished");
     assert_eq!(r.reason, EndReason::BoardFull);
     assert_eq!(s.scored_regions.len(), 6);
     assert_eq!(r.counted.len(), 5);
-    assert!(r.counted.iter().all(|i| s.scored_regions[*i].winner.is_none()));
+    assert!(
+        r.counted
+            .iter()
+            .all(|i| s.scored_regions[*i].winner.is_none())
+    );
     assert_eq!((r.points.red, r.points.black), (0, 0));
     assert_eq!((r.winner, r.decided_by.as_str()), (None, "draw"));
-    let Progress::Finished(o) = Kontor::progress(&s) else { panic!("finished") };
+    let Progress::Finished(o) = Kontor::progress(&s) else {
+        panic!("finished")
+    };
     assert!(o.placings.iter().all(|p| p.rank == 1));
 }
 
@@ -994,28 +1229,55 @@ fn decision_14_basic_counts_every_marker_beyond_five() {
         cards.push(harbour(&id, i as i64 + 1, Team::Red, (0, 1, 0)));
         put(&mut cells, *x, *y, &id, 0);
     }
-    let s = load(&data_of(cards), Variant::Basic, json!({"board": cells, "players": players(&[3, 5])}));
+    let s = load(
+        &data_of(cards),
+        Variant::Basic,
+        json!({"board": cells, "players": players(&[3, 5])}),
+    );
     let r = s.result.as_ref().expect("a full board ends the game");
     assert_eq!((r.points.red, r.points.black), (6, 0));
     assert_eq!(r.winner, Some(Team::Red));
     assert_eq!(r.decided_by, "points");
-    let Progress::Finished(o) = Kontor::progress(&s) else { panic!("finished") };
-    assert_eq!((o.placings[0].seat, o.placings[0].rank, o.placings[0].score), (0, 1, 6));
+    let Progress::Finished(o) = Kontor::progress(&s) else {
+        panic!("finished")
+    };
+    assert_eq!(
+        (o.placings[0].seat, o.placings[0].rank, o.placings[0].score),
+        (0, 1, 6)
+    );
     assert_eq!((o.placings[1].seat, o.placings[1].rank), (1, 2));
 }
 
 #[test]
 fn a_points_tie_goes_to_the_team_with_more_money() {
     let (cards, cells) = filled((-2, 3), (-2, 3), &[]);
-    let s = load(&data_of(cards), Variant::Basic, json!({"board": cells, "players": players(&[3, 5])}));
+    let s = load(
+        &data_of(cards),
+        Variant::Basic,
+        json!({"board": cells, "players": players(&[3, 5])}),
+    );
     let r = s.result.as_ref().expect("finished");
-    assert_eq!((r.winner, r.decided_by.as_str()), (Some(Team::Black), "money"));
-    assert_eq!(Kontor::progress(&s), Progress::Finished(crate::games::Outcome {
-        placings: vec![
-            crate::games::Placing { seat: 1, score: 0, rank: 1 },
-            crate::games::Placing { seat: 0, score: 0, rank: 2 },
-        ]
-    }));
+    assert_eq!(
+        (r.winner, r.decided_by.as_str()),
+        (Some(Team::Black), "money")
+    );
+    assert_eq!(
+        Kontor::progress(&s),
+        Progress::Finished(crate::games::Outcome {
+            placings: vec![
+                crate::games::Placing {
+                    seat: 1,
+                    score: 0,
+                    rank: 1
+                },
+                crate::games::Placing {
+                    seat: 0,
+                    score: 0,
+                    rank: 2
+                },
+            ]
+        })
+    );
 }
 
 fn team_data(extra: Vec<Card>) -> KontorData {
@@ -1036,34 +1298,56 @@ fn decision_15_a_customs_as_harbour_adds_one_to_the_marker() {
     board.push(json!({"x": 2, "y": 1, "card": "cu", "as": "harbour", "played_by": 3}));
     put(&mut board, 1, 2, "w1", 2);
     put(&mut board, 3, 1, "w2", 2);
-    let s = load(&data, Variant::Team, json!({"board": board, "players": players(&[4, 4, 4, 4]),
-        "turn": [{"seat": 1, "card": "w3"}]}));
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": board, "players": players(&[4, 4, 4, 4]),
+        "turn": [{"seat": 1, "card": "w3"}]}),
+    );
     let s = act(&s, 1, place(2, 2)).state;
     let r = &s.scored_regions[0];
-    assert_eq!((r.size, r.customs, r.winner, r.value), (2, 1, Some(Team::Red), 2));
+    assert_eq!(
+        (r.size, r.customs, r.winner, r.value),
+        (2, 1, Some(Team::Red), 2)
+    );
     assert_eq!(s.markers().red, 2);
 }
 
 #[test]
 fn decision_15_a_customs_as_water_gives_no_coin_and_no_draw() {
-    let data = team_data(vec![special("cu", Some(92), SpecialKind::Customs), water("top", 60)]);
-    let s = load(&data, Variant::Team, json!({"board": cross_cells(), "players": players(&[4, 4, 4, 4]),
-        "water_deck": ["top"], "turn": [{"seat": 2, "card": "cu"}]}));
+    let data = team_data(vec![
+        special("cu", Some(92), SpecialKind::Customs),
+        water("top", 60),
+    ]);
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": cross_cells(), "players": players(&[4, 4, 4, 4]),
+        "water_deck": ["top"], "turn": [{"seat": 2, "card": "cu"}]}),
+    );
     let why = reject(&s, 2, place(1, 1));
     assert!(why.contains("declare"), "{why}");
     let why = reject(&s, 0, place(1, 1));
     assert!(why.contains("seat 2's turn"), "{why}");
-    let t = act(&s, 2, json!({"type": "place", "cell": {"x": 1, "y": 1}, "as": "water"}));
+    let t = act(
+        &s,
+        2,
+        json!({"type": "place", "cell": {"x": 1, "y": 1}, "as": "water"}),
+    );
     let s = t.state;
     assert_eq!(s.players[2].money, 4);
     assert_eq!(s.water_deck.len(), 1);
     assert_eq!(s.layout().cell_type(at(1, 1)), Some(CellType::Water));
-    assert!(s.layout().water_cells().contains(&at(1, 1)), "the ship may stand on it");
+    assert!(
+        s.layout().water_cells().contains(&at(1, 1)),
+        "the ship may stand on it"
+    );
     assert_eq!(t.rounds[0].seats[2].kind.as_deref(), Some("customs_water"));
 }
 
 #[test]
-fn decision_16_a_bridge_cannot_cover_the_centre_the_ship_a_frozen_neighbour_or_a_crane_blocked_cell() {
+fn decision_16_a_bridge_cannot_cover_the_centre_the_ship_a_frozen_neighbour_or_a_crane_blocked_cell()
+ {
     let data = team_data(vec![
         special("br", Some(90), SpecialKind::Bridge),
         harbour("r1", 1, Team::Red, (1, 0, 0)),
@@ -1081,8 +1365,12 @@ fn decision_16_a_bridge_cannot_cover_the_centre_the_ship_a_frozen_neighbour_or_a
     put(&mut board, 1, 2, "w2", 0);
     put(&mut board, -2, -1, "bc", 2);
     put(&mut board, -1, -1, "two", 0);
-    let s = load(&data, Variant::Team, json!({"board": board, "players": players(&[4, 4, 4, 4]),
-        "ship": {"x": -1, "y": 0}, "turn": [{"seat": 0, "card": "br"}]}));
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": board, "players": players(&[4, 4, 4, 4]),
+        "ship": {"x": -1, "y": 0}, "turn": [{"seat": 0, "card": "br"}]}),
+    );
     assert_eq!(s.scored_regions.len(), 1);
     for (x, y, text) in [
         (0, 0, "centre"),
@@ -1098,10 +1386,18 @@ fn decision_16_a_bridge_cannot_cover_the_centre_the_ship_a_frozen_neighbour_or_a
     // A bridge on (0,-1) joins the region of (-2,-1) and (-1,-1) with (1,-1).
     let t = act(&s, 0, place(0, -1));
     let s = t.state;
-    let cell = s.board.iter().find(|c| c.coord() == at(0, -1)).expect("bridged");
+    let cell = s
+        .board
+        .iter()
+        .find(|c| c.coord() == at(0, -1))
+        .expect("bridged");
     assert_eq!(cell.cell_type, CellType::Harbour);
     assert_eq!(cell.covered.len(), 1);
-    assert!(s.layout().regions().contains(&vec![at(-2, -1), at(-1, -1), at(0, -1), at(1, -1)]));
+    assert!(
+        s.layout()
+            .regions()
+            .contains(&vec![at(-2, -1), at(-1, -1), at(0, -1), at(1, -1)])
+    );
     assert_eq!(s.players[0].hand.len(), 0, "a special card gives no draw");
 }
 
@@ -1115,14 +1411,26 @@ fn a_flood_covers_only_a_one_good_harbour_card_or_a_bridge() {
     let mut board = cross_cells();
     put(&mut board, 1, 1, "one", 2);
     put(&mut board, -1, -1, "two", 2);
-    let s = load(&data, Variant::Team, json!({"board": board, "players": players(&[4, 4, 4, 4]),
-        "turn": [{"seat": 1, "card": "fl"}]}));
-    for (x, y, text) in [(-1, -1, "exactly one commodity"), (1, 0, "exactly one commodity"), (2, 2, "empty")] {
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": board, "players": players(&[4, 4, 4, 4]),
+        "turn": [{"seat": 1, "card": "fl"}]}),
+    );
+    for (x, y, text) in [
+        (-1, -1, "exactly one commodity"),
+        (1, 0, "exactly one commodity"),
+        (2, 2, "empty"),
+    ] {
         let why = reject(&s, 1, place(x, y));
         assert!(why.contains(text), "({x},{y}): {why}");
     }
     let s = act(&s, 1, place(1, 1)).state;
-    let cell = s.board.iter().find(|c| c.coord() == at(1, 1)).expect("flooded");
+    let cell = s
+        .board
+        .iter()
+        .find(|c| c.coord() == at(1, 1))
+        .expect("flooded");
     assert_eq!(cell.cell_type, CellType::Water);
     assert_eq!(cell.covered[0].id, "one");
     assert_eq!(s.layout().regions(), vec![vec![at(-1, -1)]]);
@@ -1136,14 +1444,22 @@ fn decision_18_team_taxes_settle_per_opposite_pair() {
         harbour("b2", 12, Team::Black, (1, 0, 0)),
         harbour("b3", 14, Team::Black, (1, 0, 0)),
     ]);
-    let mut s = load(&data, Variant::Team, json!({"board": cross_cells(), "players": [
+    let mut s = load(
+        &data,
+        Variant::Team,
+        json!({"board": cross_cells(), "players": [
         {"hand": ["r0"], "money": 4}, {"hand": ["r1"], "money": 4},
-        {"hand": ["b2"], "money": 4}, {"hand": ["b3"], "money": 4}]}));
+        {"hand": ["b2"], "money": 4}, {"hand": ["b3"], "money": 4}]}),
+    );
     assert_eq!(s.bank, 4);
     for (seat, id) in ["r0", "r1", "b2", "b3"].iter().enumerate() {
         s = act(&s, seat, choose(id)).state;
     }
-    assert_eq!(money(&s), vec![4, 4, 3, 4], "only seat 2, opposite the coin card, pays");
+    assert_eq!(
+        money(&s),
+        vec![4, 4, 3, 4],
+        "only seat 2, opposite the coin card, pays"
+    );
     assert_eq!(s.bank, 5);
 }
 
@@ -1155,8 +1471,12 @@ fn decision_19_the_remover_chooses_which_seat_of_the_owning_team_takes_the_card(
     ]);
     let mut board = cross_cells();
     put(&mut board, 1, 1, "bs", 2);
-    let s = load(&data, Variant::Team, json!({"board": board, "players": players(&[4, 4, 4, 4]),
-        "turn": [{"seat": 0, "card": "sw"}]}));
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": board, "players": players(&[4, 4, 4, 4]),
+        "turn": [{"seat": 0, "card": "sw"}]}),
+    );
     let base = json!({"type": "place", "cell": {"x": 1, "y": 1},
         "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}});
     let why = reject(&s, 0, base.clone());
@@ -1175,36 +1495,126 @@ fn decision_19_the_remover_chooses_which_seat_of_the_owning_team_takes_the_card(
 #[test]
 fn filling_the_board_ends_the_game_at_once_without_draw_or_water_coin() {
     let (mut cards, cells) = filled((-2, 3), (-2, 3), &[(3, 3)]);
-    cards.extend([water("last", 60), water("top", 61), harbour("rh", 10, Team::Red, (1, 0, 0))]);
-    let s = load(&data_of(cards), Variant::Basic, json!({"board": cells, "players": players(&[4, 4]),
-        "water_deck": ["top"], "turn": [{"seat": 0, "card": "rh"}, {"seat": 1, "card": "last"}]}));
+    cards.extend([
+        water("last", 60),
+        water("top", 61),
+        harbour("rh", 10, Team::Red, (1, 0, 0)),
+    ]);
+    let s = load(
+        &data_of(cards),
+        Variant::Basic,
+        json!({"board": cells, "players": players(&[4, 4]),
+        "water_deck": ["top"], "turn": [{"seat": 0, "card": "rh"}, {"seat": 1, "card": "last"}]}),
+    );
     assert_eq!(order(&s), vec![1, 0]);
     let t = act(&s, 1, place(3, 3));
     let s = t.state;
     assert_eq!(s.phase, Phase::Finished);
-    assert_eq!(s.result.as_ref().map(|r| r.reason), Some(EndReason::BoardFull));
+    assert_eq!(
+        s.result.as_ref().map(|r| r.reason),
+        Some(EndReason::BoardFull)
+    );
     assert_eq!(s.players[1].money, 4, "no water grant after the game ended");
     assert_eq!(s.water_deck.len(), 1, "no draw");
-    assert_eq!(hand_ids(&s, 0), vec!["rh"], "the later seat takes its card back");
+    assert_eq!(
+        hand_ids(&s, 0),
+        vec!["rh"],
+        "the later seat takes its card back"
+    );
     assert_eq!(t.rounds[0].outcome, "board_full");
     assert_eq!(t.rounds[0].seats[0].success, Some(false));
     assert!(t.events.iter().any(|e| e.kind == "game_ended"));
     assert_eq!(s.round_log.seats.len(), 0, "the round was closed");
-    assert_eq!(s.previous_round.as_ref().map(|r| r.seats[0].result), Some(SeatResult::ReturnedAtEnd));
+    assert_eq!(
+        s.previous_round.as_ref().map(|r| r.seats[0].result),
+        Some(SeatResult::ReturnedAtEnd)
+    );
 }
 
 #[test]
 fn decision_17_a_game_where_nobody_has_a_selectable_card_ends_blocked() {
     let (mut cards, mut cells) = filled((-2, 3), (-2, 3), &[(3, 3), (3, -2), (2, -2), (2, 3)]);
-    cards.extend([crane("bc", 28, Team::Black), crane("bd", 26, Team::Black), harbour("rh", 10, Team::Red, (1, 0, 0))]);
+    cards.extend([
+        crane("bc", 28, Team::Black),
+        crane("bd", 26, Team::Black),
+        harbour("rh", 10, Team::Red, (1, 0, 0)),
+    ]);
     put(&mut cells, 2, -2, "bc", 1);
     put(&mut cells, 2, 3, "bd", 1);
-    let s = load(&data_of(cards), Variant::Basic, json!({"board": cells,
-        "players": [{"hand": ["rh"], "money": 4}, {"hand": [], "money": 4}]}));
+    let s = load(
+        &data_of(cards),
+        Variant::Basic,
+        json!({"board": cells,
+        "players": [{"hand": ["rh"], "money": 4}, {"hand": [], "money": 4}]}),
+    );
     assert_eq!(s.phase, Phase::Finished);
-    assert_eq!(s.result.as_ref().map(|r| r.reason), Some(EndReason::Blocked));
-    assert!(s.scored_regions.is_empty(), "open regions are not scored at a blocked end");
+    assert_eq!(
+        s.result.as_ref().map(|r| r.reason),
+        Some(EndReason::Blocked)
+    );
+    assert!(
+        s.scored_regions.is_empty(),
+        "open regions are not scored at a blocked end"
+    );
     assert_eq!(Kontor::legal(&s, 0), None);
+}
+
+#[test]
+fn removing_a_ship_symbol_bridge_empties_its_cell_and_keeps_the_covered_card_out_of_play() {
+    // Custom data: a bridge with a ship symbol (the schema allows it).
+    let data = team_data(vec![
+        with_ship(special("br", Some(90), SpecialKind::Bridge)),
+        with_ship(water("sw", 70)),
+        water("under", 71),
+        with_ship(water("sx", 72)),
+    ]);
+    let mut board = cross_cells();
+    put(&mut board, 1, 1, "under", 2);
+    let mut p = players(&[4, 4, 4, 4]);
+    p[0]["hand"] = json!(["sx"]);
+    let s = load(
+        &data,
+        Variant::Team,
+        json!({"board": board, "players": p,
+        "turn": [{"seat": 2, "card": "br"}, {"seat": 0, "card": "sw"}]}),
+    );
+    assert_eq!(order(&s), vec![2, 0]);
+    let s = act(&s, 2, place(1, 1)).state;
+    let s = act(&s, 0, place(2, 1)).state;
+    let cell = s
+        .board
+        .iter()
+        .find(|c| c.coord() == at(1, 1))
+        .expect("bridge");
+    assert_eq!(cell.covered[0].id, "under");
+    check_conservation(&s, &data);
+    // Next round seat 0 plays a ship card, moves next to the bridge and removes it.
+    let mut s = s;
+    for seat in 0..4 {
+        let a = if seat == 0 { choose("sx") } else { pass() };
+        s = act(&s, seat, a).state;
+    }
+    let t = act(
+        &s,
+        0,
+        json!({"type": "place", "cell": {"x": 3, "y": 1},
+        "ship_to": {"x": 1, "y": 0}, "remove": {"x": 1, "y": 1}, "recipient_seat": 3}),
+    );
+    let s = t.state;
+    assert!(s.layout().get(at(1, 1)).is_none(), "the cell is empty");
+    assert_eq!(
+        hand_ids(&s, 3),
+        vec!["br"],
+        "the neutral card goes to the team of the seat that played it"
+    );
+    assert_eq!(
+        s.discarded
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>(),
+        vec!["under"]
+    );
+    check_conservation(&s, &data);
 }
 
 // ---------------------------------------------------------------------------
@@ -1224,13 +1634,20 @@ fn the_data_files_carry_their_classification_and_the_placeholder_lists() {
         let v: Value = serde_json::from_str(f.embedded).expect("json");
         let placeholder = v["placeholder"].as_bool().expect("placeholder flag");
         assert_eq!(placeholder, f.name != "components.json", "{}", f.name);
-        assert!(v["source"].is_string() && v["note"].is_string(), "{}", f.name);
+        assert!(
+            v["source"].is_string() && v["note"].is_string(),
+            "{}",
+            f.name
+        );
     }
     let data = real_data();
     assert_eq!(data.cards.len(), 94);
     let find = |id: &str| data.cards.iter().find(|c| c.id == id).expect(id).clone();
     let r3 = find("red_3");
-    assert_eq!((r3.number, r3.colour, r3.ship, r3.goods.total()), (Some(3), Some(Team::Red), true, 3));
+    assert_eq!(
+        (r3.number, r3.colour, r3.ship, r3.goods.total()),
+        (Some(3), Some(Team::Red), true, 3)
+    );
     let b86 = find("black_86");
     assert!(b86.tavern && b86.colour == Some(Team::Black));
     assert!(find("water_25").coin && find("water_11").ship);
@@ -1246,7 +1663,9 @@ fn broken_data_is_refused() {
         .iter()
         .map(|f| (f.name, f.embedded.to_string()))
         .collect();
-    files[1].1 = files[1].1.replacen("\"colour\": \"red\"", "\"colour\": null", 1);
+    files[1].1 = files[1]
+        .1
+        .replacen("\"colour\": \"red\"", "\"colour\": null", 1);
     let refs: Vec<(&str, &str)> = files.iter().map(|(n, c)| (*n, c.as_str())).collect();
     let err = Kontor::load_data(&refs).expect_err("a harbour card without colour");
     assert!(err.contains("no colour"), "{err}");
@@ -1258,7 +1677,10 @@ fn broken_data_is_refused() {
 fn the_catalogue_lists_two_and_four_seats_and_the_default_options() {
     let info = Kontor::info();
     assert_eq!(info.seats, vec![2, 4]);
-    assert_eq!(info.options, serde_json::to_value(Options::default()).expect("json"));
+    assert_eq!(
+        info.options,
+        serde_json::to_value(Options::default()).expect("json")
+    );
     assert!(info.summary.contains("basic (2 seats") && info.summary.contains("team (4 seats"));
 }
 
@@ -1268,9 +1690,21 @@ fn without_a_variant_two_seats_play_basic_and_four_play_team() {
     let s = Kontor::setup(&data, 2, &Options::default(), &mut rng()).expect("2 seats");
     assert_eq!((s.variant, s.board_size, s.ship), (Variant::Basic, 6, None));
     let s = Kontor::setup(&data, 4, &Options::default(), &mut rng()).expect("4 seats");
-    assert_eq!((s.variant, s.board_size, s.ship), (Variant::Team, 8, Some(at(0, 0))));
-    for (seats, variant) in [(4, Some(Variant::Duel)), (4, Some(Variant::Basic)), (2, Some(Variant::Team)), (3, None), (1, None)] {
-        let o = Options { variant, all_pass_policy: AllPassPolicy::NoRepeat };
+    assert_eq!(
+        (s.variant, s.board_size, s.ship),
+        (Variant::Team, 8, Some(at(0, 0)))
+    );
+    for (seats, variant) in [
+        (4, Some(Variant::Duel)),
+        (4, Some(Variant::Basic)),
+        (2, Some(Variant::Team)),
+        (3, None),
+        (1, None),
+    ] {
+        let o = Options {
+            variant,
+            all_pass_policy: AllPassPolicy::NoRepeat,
+        };
         let e = Kontor::setup(&data, seats, &o, &mut rng()).expect_err("does not fit");
         assert_eq!(e.code, "invalid_options", "{seats} {variant:?}");
     }
@@ -1288,19 +1722,40 @@ fn setup_deals_the_cross_hands_decks_money_ship_and_specials() {
         (Variant::Duel, 2, 19, 31, 12, 6),
         (Variant::Team, 4, 8, 27, 4, 2),
     ] {
-        let s = Kontor::setup(&data, seats, &options(variant), &mut GameRng::from_key([9; 32])).expect("setup");
+        let s = Kontor::setup(
+            &data,
+            seats,
+            &options(variant),
+            &mut GameRng::from_key([9; 32]),
+        )
+        .expect("setup");
         assert_eq!(s.board.len(), 9);
         assert!(s.board.iter().all(|c| c.cell_type == CellType::Water));
-        assert_eq!(s.board.iter().find(|c| c.coord() == at(0, 0)).map(|c| c.card.kind), Some(CardKind::Centre));
+        assert_eq!(
+            s.board
+                .iter()
+                .find(|c| c.coord() == at(0, 0))
+                .map(|c| c.card.kind),
+            Some(CardKind::Centre)
+        );
         assert_eq!(s.water_deck.len(), water_left);
         assert_eq!(s.bank, bank);
         assert_eq!(s.set_aside.len(), aside);
         for p in &s.players {
             let count = |k| p.hand.iter().filter(|c| c.kind == k).count();
             assert_eq!((count(CardKind::Harbour), count(CardKind::Water)), (3, 2));
-            assert_eq!(count(CardKind::Special), usize::from(variant == Variant::Team));
+            assert_eq!(
+                count(CardKind::Special),
+                usize::from(variant == Variant::Team)
+            );
             assert_eq!(p.harbour_deck.len(), deck);
-            assert!(p.hand.iter().chain(&p.harbour_deck).filter(|c| c.kind == CardKind::Harbour).all(|c| c.colour == Some(p.team)));
+            assert!(
+                p.hand
+                    .iter()
+                    .chain(&p.harbour_deck)
+                    .filter(|c| c.kind == CardKind::Harbour)
+                    .all(|c| c.colour == Some(p.team))
+            );
             assert_eq!(p.money, 4);
         }
         assert_eq!(s.ship.is_some(), variant != Variant::Basic);
@@ -1321,7 +1776,10 @@ fn a_sealed_choice_changes_no_public_count_and_its_public_part_hides_pass_or_car
     after["players"][0]["submitted"] = json!(false);
     assert_eq!(before, after);
     let own = Kontor::view(&t.state, Viewer::Seat(0));
-    assert_eq!(own.my_choice, Some(rules::Choice::Card { card: card.clone() }));
+    assert_eq!(
+        own.my_choice,
+        Some(rules::Choice::Card { card: card.clone() })
+    );
     assert_eq!(own.players[0].hand_size, 5);
     let a: Action = serde_json::from_value(choose(&card)).expect("parses");
     let p: Action = serde_json::from_value(pass()).expect("parses");
@@ -1332,8 +1790,13 @@ fn a_sealed_choice_changes_no_public_count_and_its_public_part_hides_pass_or_car
     let why = reject(&t.state, 0, pass());
     assert!(why.contains("already chosen"), "{why}");
     assert_eq!(Kontor::legal(&t.state, 0), None);
-    let Progress::Active(prompt) = Kontor::progress(&t.state) else { panic!("active") };
-    assert_eq!((prompt.kind.as_str(), prompt.sealed, prompt.awaiting), ("choose", true, vec![1]));
+    let Progress::Active(prompt) = Kontor::progress(&t.state) else {
+        panic!("active")
+    };
+    assert_eq!(
+        (prompt.kind.as_str(), prompt.sealed, prompt.awaiting),
+        ("choose", true, vec![1])
+    );
 }
 
 #[test]
@@ -1347,21 +1810,43 @@ fn the_view_draws_the_board_with_cells_regions_and_bounds() {
     let mut board = cross_cells();
     put(&mut board, 1, 1, "a", 0);
     put(&mut board, 2, 1, "b", 0);
-    let s = load(&data, Variant::Basic, json!({"board": board, "water_deck": ["top"],
-        "players": [{"hand": [], "harbour_deck": [], "money": 4}, {"hand": ["c"], "money": 4}]}));
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": board, "water_deck": ["top"],
+        "players": [{"hand": [], "harbour_deck": [], "money": 4}, {"hand": ["c"], "money": 4}]}),
+    );
     let v = serde_json::to_value(Kontor::view(&s, Viewer::Spectator)).expect("json");
     assert_eq!(v["board"]["cells"].as_array().map(Vec::len), Some(11));
     let cell = &v["board"]["cells"][0];
-    assert!(cell["x"].is_i64() && cell["y"].is_i64() && cell["card"]["id"].is_string() && cell["type"].is_string());
+    assert!(
+        cell["x"].is_i64()
+            && cell["y"].is_i64()
+            && cell["card"]["id"].is_string()
+            && cell["type"].is_string()
+    );
     let bounds = &v["board"]["bounds"];
-    assert_eq!((bounds["min_x"].as_i64(), bounds["max_x"].as_i64(), bounds["width"].as_i64()), (Some(-2), Some(2), Some(5)));
+    assert_eq!(
+        (
+            bounds["min_x"].as_i64(),
+            bounds["max_x"].as_i64(),
+            bounds["width"].as_i64()
+        ),
+        (Some(-2), Some(2), Some(5))
+    );
     assert_eq!(bounds["final_board"], json!(false));
     let region = &v["board"]["regions"][0];
     assert_eq!(region["cells"], json!([{"x": 1, "y": 1}, {"x": 2, "y": 1}]));
-    assert_eq!(region["red"]["goods"], json!({"wine": 1, "spice": 1, "tea": 0}));
+    assert_eq!(
+        region["red"]["goods"],
+        json!({"wine": 1, "spice": 1, "tea": 0})
+    );
     assert_eq!(region["red"]["centre"], json!({"x": 1, "y": 1}));
     assert_eq!(region["closed"], json!(false));
-    assert_eq!(v["water_deck"], json!({"size": 1, "top": serde_json::to_value(water("top", 60)).expect("json")}));
+    assert_eq!(
+        v["water_deck"],
+        json!({"size": 1, "top": serde_json::to_value(water("top", 60)).expect("json")})
+    );
     assert_eq!(v["hand"], Value::Null);
     assert_eq!(v["players"][1]["hand_size"], json!(1));
     let text = v.to_string();
@@ -1379,15 +1864,25 @@ fn the_round_record_holds_cards_taxes_placements_and_money() {
     let s = act(&s, 1, place(1, 1)).state;
     let t = act(&s, 0, place(-1, 1));
     let r = &t.rounds[0];
-    assert_eq!((r.round, r.outcome.as_str(), r.lead_seat), (1, "placed", Some(1)));
+    assert_eq!(
+        (r.round, r.outcome.as_str(), r.lead_seat),
+        (1, "placed", Some(1))
+    );
     assert_eq!(r.seats[0].card.as_deref(), Some("r14"));
     assert_eq!(r.seats[0].kind.as_deref(), Some("harbour"));
     assert_eq!(r.seats[0].stake, Some(1));
     assert_eq!(r.seats[0].choice.as_deref(), Some("(-1,1)"));
     assert_eq!(r.seats[0].success, Some(true));
     assert_eq!((r.seats[0].delta, r.seats[1].delta), (-1, 0));
-    let ledger: Vec<(usize, i64, &str)> = r.ledger.iter().map(|l| (l.seat, l.amount, l.reason.as_str())).collect();
-    assert_eq!(ledger, vec![(0, -1, "tax"), (1, -1, "tax"), (1, 1, "water_grant")]);
+    let ledger: Vec<(usize, i64, &str)> = r
+        .ledger
+        .iter()
+        .map(|l| (l.seat, l.amount, l.reason.as_str()))
+        .collect();
+    assert_eq!(
+        ledger,
+        vec![(0, -1, "tax"), (1, -1, "tax"), (1, 1, "water_grant")]
+    );
     let kinds: Vec<&str> = t.events.iter().map(|e| e.kind.as_str()).collect();
     assert!(kinds.contains(&"card_placed") && kinds.contains(&"round_ended"));
 }
@@ -1398,10 +1893,15 @@ fn null_moves_pass_when_allowed_and_place_on_the_first_legal_cell() {
     assert_eq!(Kontor::null_move(&s, 0), Some(Action::Pass {}));
     let mut no_pass = s.clone();
     no_pass.last_round_all_passed = true;
-    assert_eq!(Kontor::null_move(&no_pass, 0), Some(Action::Choose { card: "r14".into() }));
+    assert_eq!(
+        Kontor::null_move(&no_pass, 0),
+        Some(Action::Choose { card: "r14".into() })
+    );
     let s = act(&act(&s, 0, choose("r14")).state, 1, choose("w61")).state;
     assert_eq!(Kontor::null_move(&s, 0), None);
-    let Some(Action::Place { cell, .. }) = Kontor::null_move(&s, 1) else { panic!("a placement") };
+    let Some(Action::Place { cell, .. }) = Kontor::null_move(&s, 1) else {
+        panic!("a placement")
+    };
     assert_eq!(cell, at(0, -3), "the first frontier cell in reading order");
     let a = Kontor::null_move(&s, 1).expect("move");
     Kontor::validate(&s, 1, &a).expect("the null move is legal");
@@ -1409,32 +1909,71 @@ fn null_moves_pass_when_allowed_and_place_on_the_first_legal_cell() {
 
 #[test]
 fn bad_positions_are_refused_with_a_reason() {
-    let data = data_with(vec![harbour("r1", 1, Team::Red, (1, 0, 0)), harbour("b1", 2, Team::Black, (1, 0, 0)), special("fl", Some(88), SpecialKind::Flood)]);
+    let data = data_with(vec![
+        harbour("r1", 1, Team::Red, (1, 0, 0)),
+        harbour("b1", 2, Team::Black, (1, 0, 0)),
+        special("fl", Some(88), SpecialKind::Flood),
+    ]);
     let good = json!({"board": cross_cells(), "players": players(&[4, 4])});
     let cases: Vec<(Value, &str)> = vec![
-        (json!({"board": cross_cells(), "players": [{"hand": ["r1", "r1"], "money": 4}, {"hand": [], "money": 4}]}), "already somewhere"),
-        (json!({"board": cross_cells(), "players": [{"hand": ["zz"], "money": 4}, {"hand": [], "money": 4}]}), "no card zz"),
-        (json!({"board": cross_cells(), "players": [{"hand": ["b1"], "money": 4}, {"hand": [], "money": 4}]}), "other team"),
-        (json!({"board": cross_cells(), "players": [{"hand": ["fl"], "money": 4}, {"hand": [], "money": 4}]}), "team variant"),
-        (json!({"board": cross_cells(), "players": players(&[15, 6])}), "more than the 20"),
-        (json!({"board": cross_cells(), "players": players(&[4, 4, 4])}), "3 players for 2 seats"),
-        (json!({"board": cross_cells()[1..].to_vec(), "players": players(&[4, 4])}), "centre"),
-        (json!({"board": cross_cells(), "players": players(&[4, 4]), "ship": {"x": 1, "y": 0}}), "no ship"),
-        (json!({"board": cross_cells(), "players": players(&[4, 4]), "fixed_x": [-2, 2]}), "span exactly 6"),
+        (
+            json!({"board": cross_cells(), "players": [{"hand": ["r1", "r1"], "money": 4}, {"hand": [], "money": 4}]}),
+            "already somewhere",
+        ),
+        (
+            json!({"board": cross_cells(), "players": [{"hand": ["zz"], "money": 4}, {"hand": [], "money": 4}]}),
+            "no card zz",
+        ),
+        (
+            json!({"board": cross_cells(), "players": [{"hand": ["b1"], "money": 4}, {"hand": [], "money": 4}]}),
+            "other team",
+        ),
+        (
+            json!({"board": cross_cells(), "players": [{"hand": ["fl"], "money": 4}, {"hand": [], "money": 4}]}),
+            "team variant",
+        ),
+        (
+            json!({"board": cross_cells(), "players": players(&[15, 6])}),
+            "more than the 20",
+        ),
+        (
+            json!({"board": cross_cells(), "players": players(&[4, 4, 4])}),
+            "3 players for 2 seats",
+        ),
+        (
+            json!({"board": cross_cells()[1..].to_vec(), "players": players(&[4, 4])}),
+            "centre",
+        ),
+        (
+            json!({"board": cross_cells(), "players": players(&[4, 4]), "ship": {"x": 1, "y": 0}}),
+            "no ship",
+        ),
+        (
+            json!({"board": cross_cells(), "players": players(&[4, 4]), "fixed_x": [-2, 2]}),
+            "span exactly 6",
+        ),
     ];
     for (position, text) in cases {
         let position: Position = serde_json::from_value(position).expect("parses");
-        let e = Kontor::from_position(&data, 2, &options(Variant::Basic), position).expect_err(text);
+        let e =
+            Kontor::from_position(&data, 2, &options(Variant::Basic), position).expect_err(text);
         assert_eq!(e.code, "invalid_position");
         assert!(e.message.contains(text), "{text}: {}", e.message);
     }
     let mut wide = cross_cells();
     put(&mut wide, 3, 0, "r1", 0);
     put(&mut wide, -3, 0, "b1", 1);
-    let e = Kontor::from_position(&data, 2, &options(Variant::Basic),
-        serde_json::from_value(json!({"board": wide, "players": players(&[4, 4])})).expect("parses")).expect_err("7 wide");
+    let e = Kontor::from_position(
+        &data,
+        2,
+        &options(Variant::Basic),
+        serde_json::from_value(json!({"board": wide, "players": players(&[4, 4])}))
+            .expect("parses"),
+    )
+    .expect_err("7 wide");
     assert!(e.message.contains("more than 6"), "{}", e.message);
-    let unknown: Result<Position, _> = serde_json::from_value(json!({"board": [], "players": [], "bank": 3}));
+    let unknown: Result<Position, _> =
+        serde_json::from_value(json!({"board": [], "players": [], "bank": 3}));
     assert!(unknown.is_err(), "unknown fields are refused");
     let _ = load(&data, Variant::Basic, good);
 }
@@ -1450,12 +1989,52 @@ fn the_engine_source_uses_no_io_clock_or_framework() {
         include_str!("view.rs"),
         include_str!("position.rs"),
     ];
-    let forbidden = ["actix", "sea_orm", "tokio", "chrono", "Utc::now", "thread_rng", "std::fs", "SystemTime"];
+    let forbidden = [
+        "actix",
+        "sea_orm",
+        "tokio",
+        "chrono",
+        "Utc::now",
+        "thread_rng",
+        "std::fs",
+        "SystemTime",
+    ];
     for src in sources {
         for word in forbidden {
             assert!(!src.contains(word), "{word} in the engine source");
         }
     }
+}
+
+#[test]
+fn extreme_coordinates_are_refused_without_panicking() {
+    let (data, position) = duel_ship_position();
+    let s = load(&data, Variant::Duel, position);
+    for v in [i32::MAX, i32::MIN] {
+        for action in [
+            json!({"type": "place", "cell": {"x": v, "y": v}}),
+            json!({"type": "place", "cell": {"x": 1, "y": 1}, "ship_to": {"x": v, "y": 0}}),
+            json!({"type": "place", "cell": {"x": v, "y": 0}, "ship_to": {"x": 1, "y": 0}, "remove": {"x": v, "y": v}}),
+        ] {
+            let a: Action = serde_json::from_value(action).expect("parses");
+            assert!(Kontor::validate(&s, 0, &a).is_err());
+        }
+    }
+    let extreme = json!({"board": [{"x": 0, "y": 0, "card": "centre"}, {"x": i32::MAX, "y": i32::MIN, "card": "x1"}],
+        "players": players(&[4, 4]), "round": u32::MAX});
+    let e = Kontor::from_position(
+        &data,
+        2,
+        &options(Variant::Duel),
+        serde_json::from_value(extreme).expect("parses"),
+    )
+    .expect_err("far too wide");
+    assert_eq!(e.code, "invalid_position");
+    let last = json!({"board": cross_cells(), "players": players(&[4, 4]), "round": u32::MAX,
+        "turn": [{"seat": 0, "card": "h1"}]});
+    let s = load(&data, Variant::Duel, last);
+    let s = act(&s, 0, place(1, 1)).state;
+    assert_eq!(s.round, u32::MAX);
 }
 
 // ---------------------------------------------------------------------------
@@ -1474,6 +2053,7 @@ fn check_conservation(state: &State, data: &KontorData) {
     }
     ids.extend(state.water_deck.iter().map(|k| k.id.as_str()));
     ids.extend(state.set_aside.iter().map(|k| k.id.as_str()));
+    ids.extend(state.discarded.iter().map(|k| k.id.as_str()));
     if let Some(t) = &state.turn {
         ids.extend(t.cards.iter().flatten().map(|k| k.id.as_str()));
     }
@@ -1498,7 +2078,11 @@ fn check_invariants(state: &State, data: &KontorData) {
         }
     }
     if let Some(ship) = state.ship {
-        assert_eq!(layout.cell_type(ship), Some(CellType::Water), "the ship is on water");
+        assert_eq!(
+            layout.cell_type(ship),
+            Some(CellType::Water),
+            "the ship is on water"
+        );
     }
     for r in &state.scored_regions {
         for c in &r.cells {
@@ -1507,10 +2091,19 @@ fn check_invariants(state: &State, data: &KontorData) {
         }
     }
     for region in layout.regions() {
-        let frozen = region.iter().filter(|c| layout.get(**c).is_some_and(|x| x.frozen())).count();
-        assert!(frozen == 0 || frozen == region.len(), "regions are frozen whole");
+        let frozen = region
+            .iter()
+            .filter(|c| layout.get(**c).is_some_and(|x| x.frozen()))
+            .count();
+        assert!(
+            frozen == 0 || frozen == region.len(),
+            "regions are frozen whole"
+        );
         if frozen == 0 && state.phase != Phase::Finished {
-            assert!(!layout.is_closed(&region), "a closed region is scored at once");
+            assert!(
+                !layout.is_closed(&region),
+                "a closed region is scored at once"
+            );
         }
     }
     assert_eq!(state.phase == Phase::Place, state.current().is_some());
@@ -1520,9 +2113,10 @@ fn check_invariants(state: &State, data: &KontorData) {
 /// revealed (and sent back or returned) or removed by the ship, as logged.
 fn publicly_known(state: &State) -> BTreeSet<String> {
     let mut known = BTreeSet::new();
-    let logs = state.previous_round.iter().chain(
-        std::iter::once(&state.round_log).filter(|_| state.phase == Phase::Place),
-    );
+    let logs = state
+        .previous_round
+        .iter()
+        .chain(std::iter::once(&state.round_log).filter(|_| state.phase == Phase::Place));
     for log in logs {
         for s in &log.seats {
             if let Some(c) = &s.card {
@@ -1555,7 +2149,10 @@ fn check_views(state: &State) {
         .collect();
     for viewer in viewers {
         let mut seen = BTreeSet::new();
-        strings(&serde_json::to_value(Kontor::view(state, viewer)).expect("json"), &mut seen);
+        strings(
+            &serde_json::to_value(Kontor::view(state, viewer)).expect("json"),
+            &mut seen,
+        );
         for p in &state.players {
             if viewer == Viewer::Seat(p.seat) {
                 continue;
@@ -1569,11 +2166,17 @@ fn check_views(state: &State) {
                 );
             }
             if let Some(rules::Choice::Card { card }) = &p.choice {
-                assert!(!seen.contains(card) || known.contains(card), "{viewer:?} sees a sealed choice");
+                assert!(
+                    !seen.contains(card) || known.contains(card),
+                    "{viewer:?} sees a sealed choice"
+                );
             }
         }
         for c in &state.set_aside {
-            assert!(!seen.contains(&c.id), "{viewer:?} sees an unused special card");
+            assert!(
+                !seen.contains(&c.id),
+                "{viewer:?} sees an unused special card"
+            );
         }
         for p in &state.players {
             for c in p.harbour_deck.iter().skip(1) {
@@ -1601,7 +2204,11 @@ fn probes(state: &State, legal: &[Value], rng: &mut GameRng) -> Vec<Value> {
     let mut out = Vec::new();
     let n = state.board_size;
     let cell = |rng: &mut GameRng| json!({"x": rng.below(2 * n as u64 + 1) as i64 - n as i64, "y": rng.below(2 * n as u64 + 1) as i64 - n as i64});
-    let ids: Vec<String> = state.players.iter().flat_map(|p| p.hand.iter().map(|c| c.id.clone())).collect();
+    let ids: Vec<String> = state
+        .players
+        .iter()
+        .flat_map(|p| p.hand.iter().map(|c| c.id.clone()))
+        .collect();
     for _ in 0..6 {
         if let Some(id) = ids.get(rng.index(ids.len().max(1))) {
             out.push(choose(id));
@@ -1623,7 +2230,9 @@ fn probes(state: &State, legal: &[Value], rng: &mut GameRng) -> Vec<Value> {
         out.push(a);
     }
     for _ in 0..6 {
-        let Some(mut a) = sample(legal, rng) else { break };
+        let Some(mut a) = sample(legal, rng) else {
+            break;
+        };
         if a["type"] != "place" {
             continue;
         }
@@ -1656,7 +2265,8 @@ struct Played {
 
 /// Plays one random game; `deep` adds the expensive checks at every step.
 fn play(data: &KontorData, seats: usize, opts: &Options, seed: u8, deep: bool) -> Played {
-    let mut state = Kontor::setup(data, seats, opts, &mut GameRng::from_key([seed; 32])).expect("setup");
+    let mut state =
+        Kontor::setup(data, seats, opts, &mut GameRng::from_key([seed; 32])).expect("setup");
     let mut key = [seed; 32];
     key[0] ^= 0x5a;
     let mut rng = GameRng::from_key(key);
@@ -1674,31 +2284,50 @@ fn play(data: &KontorData, seats: usize, opts: &Options, seed: u8, deep: bool) -
             Progress::Finished(o) => {
                 assert_eq!(o.placings.len(), seats);
                 assert!(o.placings.iter().any(|p| p.rank == 1));
-                return Played { state, moves, events, rounds };
+                return Played {
+                    state,
+                    moves,
+                    events,
+                    rounds,
+                };
             }
             Progress::Active(p) => p,
         };
         for s in 0..seats {
-            assert_eq!(Kontor::legal(&state, s).is_some(), prompt.awaiting.contains(&s), "legal agrees with awaiting");
+            assert_eq!(
+                Kontor::legal(&state, s).is_some(),
+                prompt.awaiting.contains(&s),
+                "legal agrees with awaiting"
+            );
         }
         let seat = prompt.awaiting[rng.index(prompt.awaiting.len())];
         let legal = Kontor::legal(&state, seat).expect("awaited");
         assert!(!legal.is_empty());
         if deep {
             for entry in legal.iter().filter(|e| e.get("template").is_none()) {
-                let a: Action = serde_json::from_value(entry.clone()).expect("a listed action parses");
+                let a: Action =
+                    serde_json::from_value(entry.clone()).expect("a listed action parses");
                 if let Err(e) = Kontor::validate(&state, seat, &a) {
                     panic!("listed {entry} refused: {}", e.message);
                 }
             }
             for probe in probes(&state, &legal, &mut probe_rng) {
-                let Ok(a) = serde_json::from_value::<Action>(probe.clone()) else { continue };
+                let Ok(a) = serde_json::from_value::<Action>(probe.clone()) else {
+                    continue;
+                };
                 let normal = serde_json::to_value(&a).expect("json");
                 let ok = Kontor::validate(&state, seat, &a).is_ok();
-                assert_eq!(ok, is_listed(&legal, &normal), "validate and legal disagree on {normal}");
+                assert_eq!(
+                    ok,
+                    is_listed(&legal, &normal),
+                    "validate and legal disagree on {normal}"
+                );
             }
             let null = Kontor::null_move(&state, seat).expect("a null move");
-            assert!(is_listed(&legal, &serde_json::to_value(&null).expect("json")), "the null move is legal");
+            assert!(
+                is_listed(&legal, &serde_json::to_value(&null).expect("json")),
+                "the null move is legal"
+            );
         }
         let chosen = sample(&legal, &mut rng).expect("a legal action");
         assert!(is_listed(&legal, &chosen));
@@ -1716,12 +2345,16 @@ fn play(data: &KontorData, seats: usize, opts: &Options, seed: u8, deep: bool) -
         } else {
             Vec::new()
         };
-        let t = Kontor::apply(&state, seat, &action, &mut GameRng::from_key([1; 32])).expect("apply");
+        let t =
+            Kontor::apply(&state, seat, &action, &mut GameRng::from_key([1; 32])).expect("apply");
         let last = prompt.awaiting.len() == 1;
         assert_eq!(t.completes_step, !prompt.sealed || last);
         assert_eq!(t.reveal, prompt.sealed && last);
         if prompt.sealed && !last {
-            assert!(t.events.is_empty() && t.rounds.is_empty(), "nothing is published before the reveal");
+            assert!(
+                t.events.is_empty() && t.rounds.is_empty(),
+                "nothing is published before the reveal"
+            );
             if deep {
                 let after: Vec<Value> = (0..seats)
                     .filter(|s| *s != seat)
@@ -1729,12 +2362,19 @@ fn play(data: &KontorData, seats: usize, opts: &Options, seed: u8, deep: bool) -
                     .chain([Viewer::Spectator])
                     .map(|v| view_text_without_submitted(&t.state, v))
                     .collect();
-                assert_eq!(others_before, after, "a sealed submission changes no other view");
+                assert_eq!(
+                    others_before, after,
+                    "a sealed submission changes no other view"
+                );
             }
         }
         for e in &t.events {
             if let Audience::Seat(s) = e.audience {
-                assert_eq!((e.kind.as_str(), s), ("you_drew", seat), "private events go to the drawer");
+                assert_eq!(
+                    (e.kind.as_str(), s),
+                    ("you_drew", seat),
+                    "private events go to the drawer"
+                );
             }
             events.push(format!("{}:{}", e.kind, e.data));
         }
@@ -1750,18 +2390,30 @@ fn play(data: &KontorData, seats: usize, opts: &Options, seed: u8, deep: bool) -
     panic!("a random game did not finish in 5000 moves");
 }
 
-fn replay(data: &KontorData, seats: usize, opts: &Options, seed: u8, moves: &[(usize, Value)]) -> State {
-    let mut state = Kontor::setup(data, seats, opts, &mut GameRng::from_key([seed; 32])).expect("setup");
+fn replay(
+    data: &KontorData,
+    seats: usize,
+    opts: &Options,
+    seed: u8,
+    moves: &[(usize, Value)],
+) -> State {
+    let mut state =
+        Kontor::setup(data, seats, opts, &mut GameRng::from_key([seed; 32])).expect("setup");
     for (seat, m) in moves {
         let a: Action = serde_json::from_value(m.clone()).expect("parses");
-        state = Kontor::apply(&state, *seat, &a, &mut rng()).expect("replays").state;
+        state = Kontor::apply(&state, *seat, &a, &mut rng())
+            .expect("replays")
+            .state;
     }
     state
 }
 
 fn random_games(variant: Variant, policy: AllPassPolicy, seeds: std::ops::Range<u8>, deep: bool) {
     let data = real_data();
-    let opts = Options { variant: Some(variant), all_pass_policy: policy };
+    let opts = Options {
+        variant: Some(variant),
+        all_pass_policy: policy,
+    };
     for seed in seeds {
         let g = play(&data, variant.seats(), &opts, seed, deep);
         assert!(g.rounds > 0);
@@ -1792,4 +2444,35 @@ fn random_duel_games_finish_conserve_and_never_leak() {
 fn random_team_games_finish_conserve_and_never_leak() {
     random_games(Variant::Team, AllPassPolicy::NoRepeat, 0..10, true);
     random_games(Variant::Team, AllPassPolicy::Allowed, 100..106, false);
+}
+
+#[test]
+fn games_of_absent_seats_playing_null_moves_finish_in_every_variant_and_policy() {
+    let data = real_data();
+    for variant in [Variant::Basic, Variant::Duel, Variant::Team] {
+        for policy in [AllPassPolicy::NoRepeat, AllPassPolicy::Allowed] {
+            let opts = Options {
+                variant: Some(variant),
+                all_pass_policy: policy,
+            };
+            let mut s = Kontor::setup(
+                &data,
+                variant.seats(),
+                &opts,
+                &mut GameRng::from_key([7; 32]),
+            )
+            .expect("setup");
+            let mut steps = 0;
+            while let Progress::Active(p) = Kontor::progress(&s) {
+                let seat = p.awaiting[0];
+                let a = Kontor::null_move(&s, seat).expect("a null move for an awaited seat");
+                s = Kontor::apply(&s, seat, &a, &mut rng())
+                    .expect("legal")
+                    .state;
+                steps += 1;
+                assert!(steps < 3000, "{variant:?} {policy:?} does not end");
+            }
+            check_conservation(&s, &data);
+        }
+    }
 }

@@ -83,6 +83,8 @@ pub struct BoardView {
     pub regions: Vec<RegionView>,
     /// Every region scored so far, with its majority breakdown and marker.
     pub scored_regions: Vec<ScoredRegion>,
+    /// Ids of covered cards whose cell the ship later emptied (out of play).
+    pub discarded: Vec<String>,
 }
 
 /// One occupied cell.
@@ -264,6 +266,7 @@ pub fn view(state: &State, viewer: Viewer) -> View {
             ship: state.ship,
             regions: region_views(&layout),
             scored_regions: state.scored_regions.clone(),
+            discarded: state.discarded.iter().map(|c| c.id.clone()).collect(),
         },
         bank: state.bank,
         water_deck: deck(&state.water_deck),
