@@ -81,7 +81,7 @@ impl ApiError {
         e
     }
     pub fn unavailable(detail: impl Into<String>) -> Self {
-        let mut e = Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", detail);
+        let mut e = Self::new(StatusCode::SERVICE_UNAVAILABLE, "busy", detail);
         e.retry_after = Some(1);
         e
     }

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod config;
 pub mod errors;
 pub mod games;
+pub mod metrics;
 pub mod openapi;
 pub mod service;
 pub mod startup;

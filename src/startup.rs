@@ -3,9 +3,13 @@
 use std::net::TcpListener;
 use std::sync::Arc;
 
+use actix_web::body::MessageBody;
 use actix_web::dev::Server;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::{self, Next};
+use actix_web::{App, HttpMessage, HttpRequest, HttpResponse, HttpServer, web};
 use secrecy::ExposeSecret;
 use serde_json::Value;
 use utoipa_actix_web::AppExt;
@@ -14,6 +18,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::auth::JwtKeys;
 use crate::config::{DatabaseKind, Settings};
 use crate::errors::{ApiError, extractors};
+use crate::metrics::Metrics;
 use crate::service::clock::{Clock, SystemClock};
 use crate::service::data::DataStore;
 use crate::service::{Service, registry};
@@ -128,7 +133,9 @@ impl Application {
         let routes = web::Data::new(RouteTable::from_spec(&spec));
         let openapi: utoipa::openapi::OpenApi = serde_json::from_value(spec.clone())?;
         let spec = web::Data::new(spec);
-        let service = web::Data::new(Service::new(db, games, data, jwt, clock));
+        let metrics = Arc::new(Metrics::new()?);
+        let service = web::Data::new(Service::new(db, games, data, jwt, clock, metrics.clone()));
+        let metrics = web::Data::from(metrics);
 
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
@@ -136,7 +143,9 @@ impl Application {
             // Registered before the /api/v1 scope, which would otherwise answer for it.
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
+                .wrap(middleware::from_fn(observe))
                 .wrap(tracing_actix_web::TracingLogger::default())
+                .app_data(metrics.clone())
                 .app_data(service.clone())
                 .app_data(routes.clone())
                 .app_data(spec.clone())
@@ -173,4 +182,38 @@ impl Application {
 
 async fn serve_spec(spec: web::Data<Value>) -> HttpResponse {
     HttpResponse::Ok().json(spec.get_ref())
+}
+
+/// Counts and times every request by route pattern (never the raw path, which
+/// would make a series per match), and returns the request id in a header.
+async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = std::time::Instant::now();
+    let method = req.method().as_str().to_owned();
+    let request_id = req
+        .extensions()
+        .get::<tracing_actix_web::RequestId>()
+        .map(|id| id.to_string());
+    let metrics = req.app_data::<web::Data<Metrics>>().cloned();
+    let mut res = next.call(req).await?;
+    let route = res
+        .request()
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    if let Some(m) = metrics {
+        let status = res.status().as_u16().to_string();
+        m.requests
+            .with_label_values(&[route.as_str(), method.as_str(), status.as_str()])
+            .inc();
+        m.latency
+            .with_label_values(&[route.as_str(), method.as_str()])
+            .observe(started.elapsed().as_secs_f64());
+    }
+    if let Some(id) = request_id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+        res.headers_mut()
+            .insert(HeaderName::from_static("x-request-id"), id);
+    }
+    Ok(res)
 }

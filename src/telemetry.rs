@@ -1,4 +1,5 @@
-//! Tracing: pretty for people, JSON for log pipelines; silent in tests unless TEST_LOG=1.
+//! Tracing: pretty for people, JSON for log pipelines (each line carries the
+//! request's span, so its `request_id`); silent in tests unless TEST_LOG=1.
 
 use tracing_subscriber::EnvFilter;
 
@@ -8,7 +9,12 @@ pub fn init(format: &str, default_filter: &str) {
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     let _ = if format == "json" {
-        builder.json().flatten_event(true).try_init()
+        builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .try_init()
     } else {
         builder.try_init()
     };

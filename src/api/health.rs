@@ -35,6 +35,25 @@ pub async fn readyz(service: web::Data<Service>) -> Result<HttpResponse, ApiErro
             status: "ok".into(),
         }))
     } else {
-        Err(ApiError::unavailable("The database does not answer."))
+        Err(ApiError::new(
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            "not_ready",
+            "The database does not answer.",
+        ))
     }
+}
+
+/// Prometheus metrics of this process (requests, latency, moves, steps, matches, pool).
+#[utoipa::path(tag = "health", operation_id = "get_metrics",
+    responses(
+        (status = 200, description = "Metrics in the Prometheus text format.", body = String, content_type = "text/plain"),
+        (status = 503, description = "The database does not answer.", body = crate::errors::Problem,
+            content_type = "application/problem+json"),
+    ))]
+#[get("/metrics")]
+pub async fn metrics(service: web::Data<Service>) -> Result<HttpResponse, ApiError> {
+    let text = service.render_metrics().await?;
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(text))
 }

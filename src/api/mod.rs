@@ -16,6 +16,7 @@ pub use health::{healthz, readyz};
 pub fn routes(cfg: &mut ServiceConfig) {
     cfg.service(health::healthz)
         .service(health::readyz)
+        .service(health::metrics)
         .service(
             scope::scope("/api/v1")
                 .service(players::create_player)

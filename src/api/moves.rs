@@ -1,4 +1,4 @@
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -24,37 +24,60 @@ pub struct SubmitMoveRequest {
 /// Submits a move. Re-sending the identical move for a step answers the original receipt.
 #[utoipa::path(tag = "moves", operation_id = "submit_move",
     security(("bearer" = [])),
-    params(("id" = Uuid, Path, description = "The match id.")),
+    params(
+        ("id" = Uuid, Path, description = "The match id."),
+        ("Idempotency-Key" = Option<String>, Header, description = "Any string of 1 to 255 characters naming this move: a retry with the same key and body replays the original answer (with `Idempotent-Replay: true`); the same key with another move is a 409."),
+    ),
     request_body = SubmitMoveRequest,
     responses(
-        (status = 200, description = "The move was accepted (or had been).", body = MoveReceipt),
+        (status = 200, description = "The move was accepted (or had been: then `Idempotent-Replay: true`).", body = MoveReceipt,
+            headers(("Idempotent-Replay" = String, description = "`true` when this answers a retry of an accepted move."))),
         (status = 400, description = "The body is not JSON or the id not a UUID.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "You hold no seat in this match.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "stale_step (with current_step), not_your_turn, already_moved or match_not_active.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "stale_step (with current_step), not_your_turn, already_moved, idempotency_key_reused or match_not_active.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The move breaks a rule; the detail says which.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The database is busy; retry after the Retry-After header.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/matches/{id}/moves")]
 pub async fn submit_move(
+    req: HttpRequest,
     service: web::Data<Service>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<SubmitMoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let receipt = service
+    let idempotency_key = match req.headers().get("idempotency-key") {
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| {
+                    ApiError::bad_request(
+                        "invalid_idempotency_key",
+                        "An Idempotency-Key must be visible ASCII.",
+                    )
+                })?
+                .to_owned(),
+        ),
+        None => None,
+    };
+    let done = service
         .submit_move(
             &me,
             *id,
             SubmitMove {
                 step: body.step,
                 action: body.action,
+                idempotency_key,
             },
         )
         .await?;
-    Ok(HttpResponse::Ok().json(receipt))
+    let mut resp = HttpResponse::Ok();
+    if done.replay {
+        resp.insert_header(("Idempotent-Replay", "true"));
+    }
+    Ok(resp.json(done.receipt))
 }
 
 /// The match's moves, oldest first; a move still sealed to the caller shows only its public part.

@@ -7,4 +7,5 @@ pub mod rng;
 pub use self::core::*;
 pub mod cairo;
 pub mod heretics;
+pub mod kontor;
 pub mod malacca;

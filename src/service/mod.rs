@@ -15,9 +15,10 @@ use sea_orm::DatabaseConnection;
 use crate::auth::JwtKeys;
 use crate::errors::ApiError;
 use crate::games::DynGame;
+use crate::metrics::Metrics;
 
 pub use matches::{CreateMatch, ListMatches};
-pub use moves::SubmitMove;
+pub use moves::{SubmitMove, Submitted};
 
 /// Shared by every request handler: the pool, the games, their data, the keys, the clock.
 pub struct Service {
@@ -26,6 +27,7 @@ pub struct Service {
     data: data::DataStore,
     jwt: JwtKeys,
     clock: Arc<dyn clock::Clock>,
+    metrics: Arc<Metrics>,
 }
 
 impl Service {
@@ -35,6 +37,7 @@ impl Service {
         data: data::DataStore,
         jwt: JwtKeys,
         clock: Arc<dyn clock::Clock>,
+        metrics: Arc<Metrics>,
     ) -> Self {
         Self {
             db,
@@ -42,7 +45,30 @@ impl Service {
             data,
             jwt,
             clock,
+            metrics,
         }
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Refreshes the gauges read from the database, then renders every metric.
+    pub async fn render_metrics(&self) -> Result<String, ApiError> {
+        for (status, n) in crate::store::count_matches_by_status(&self.db).await? {
+            self.metrics
+                .matches
+                .with_label_values(&[status.as_str()])
+                .set(n);
+        }
+        let (size, idle) = crate::store::pool_usage(&self.db);
+        self.metrics.pool.with_label_values(&["open"]).set(size);
+        self.metrics.pool.with_label_values(&["idle"]).set(idle);
+        self.metrics
+            .pool
+            .with_label_values(&["in_use"])
+            .set(size - idle);
+        Ok(self.metrics.render())
     }
 
     pub fn jwt(&self) -> &JwtKeys {

@@ -22,6 +22,14 @@ use crate::store::{self, RoundRows};
 pub struct SubmitMove {
     pub step: i64,
     pub action: Value,
+    /// The client's `Idempotency-Key`, if sent.
+    pub idempotency_key: Option<String>,
+}
+
+/// An accepted move's receipt, and whether it answers a retry of an earlier request.
+pub struct Submitted {
+    pub receipt: MoveReceipt,
+    pub replay: bool,
 }
 
 fn receipt(m: &moves::Model) -> Result<MoveReceipt, ApiError> {
@@ -132,9 +140,17 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         req: SubmitMove,
-    ) -> Result<MoveReceipt, ApiError> {
+    ) -> Result<Submitted, ApiError> {
+        if let Some(k) = &req.idempotency_key
+            && (k.is_empty() || k.len() > 255)
+        {
+            return Err(ApiError::bad_request(
+                "invalid_idempotency_key",
+                "An Idempotency-Key has 1 to 255 characters.",
+            ));
+        }
         let out = with_retry!(self.submit_once(me, id, &req))?;
-        tracing::info!(match.id = %id, player.id = %me.id, step = out.step, "move accepted");
+        tracing::info!(match.id = %id, player.id = %me.id, step = out.receipt.step, replay = out.replay, "move accepted");
         Ok(out)
     }
 
@@ -143,7 +159,7 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         req: &SubmitMove,
-    ) -> Result<MoveReceipt, ApiError> {
+    ) -> Result<Submitted, ApiError> {
         let tx = store::begin_write(&self.db).await?;
         let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
         let seats = store::seats_of(&tx, id).await?;
@@ -155,18 +171,41 @@ impl Service {
                 ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
             })?;
         let game = self.game_of(&m.game)?;
+        let same_move = |prev: &moves::Model| -> Result<bool, ApiError> {
+            let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
+            Ok(prev.step == req.step
+                && (stored == req.action
+                    || state_of(&m)?
+                        .and_then(|s| game.validate(&s, seat as usize, &req.action).ok())
+                        .is_some_and(|normalized| normalized == stored)))
+        };
+        // A retry under the same Idempotency-Key replays the original answer; the
+        // key reused for another move is a conflict.
+        if let Some(key) = &req.idempotency_key
+            && let Some(prev) = store::move_by_key(&tx, id, me.id, key).await?
+        {
+            return if same_move(&prev)? {
+                Ok(Submitted {
+                    receipt: receipt(&prev)?,
+                    replay: true,
+                })
+            } else {
+                Err(ApiError::conflict(
+                    "idempotency_key_reused",
+                    "This Idempotency-Key was used for a different move.",
+                ))
+            };
+        }
         // A retry of a move already accepted gets the original answer, whatever
         // happened since; a different move for that step is a conflict.
         if req.step >= 0
             && let Some(prev) = store::move_at(&tx, id, req.step, seat).await?
         {
-            let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
-            let same = stored == req.action
-                || state_of(&m)?
-                    .and_then(|s| game.validate(&s, seat as usize, &req.action).ok())
-                    .is_some_and(|normalized| normalized == stored);
-            return if same {
-                receipt(&prev)
+            return if same_move(&prev)? {
+                Ok(Submitted {
+                    receipt: receipt(&prev)?,
+                    replay: true,
+                })
             } else {
                 Err(ApiError::conflict(
                     "already_moved",
@@ -236,6 +275,7 @@ impl Service {
             completes_step: t.completes_step,
             version_after: m.version,
             created_at: now,
+            idempotency_key: req.idempotency_key.clone(),
         };
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
@@ -268,9 +308,23 @@ impl Service {
             store::reveal_moves(&tx, id).await?;
         }
         m.state = Some(t.state.to_string());
+        let game_id = m.game.clone();
         store::update_match(&tx, m).await?;
         tx.commit().await?;
-        receipt(&row)
+        self.metrics
+            .moves_accepted
+            .with_label_values(&[game_id.as_str()])
+            .inc();
+        if row.completes_step {
+            self.metrics
+                .steps_resolved
+                .with_label_values(&[game_id.as_str()])
+                .inc();
+        }
+        Ok(Submitted {
+            receipt: receipt(&row)?,
+            replay: false,
+        })
     }
 
     /// The caller's seat in a match, if any.

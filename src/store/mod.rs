@@ -46,18 +46,17 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
     Ok(Database::connect(opts).await?)
 }
 
-/// Runs every pending migration. On Postgres under an advisory lock, so replicas
-/// starting together migrate once.
+/// Runs every pending migration, once however many replicas start together: on
+/// Postgres under a transaction-scoped advisory lock, on SQLite inside an
+/// IMMEDIATE transaction (which holds the database's write lock).
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    let tx = begin_write(db).await?;
     if db.get_database_backend() == DbBackend::Postgres {
-        let tx = db.begin().await?;
         tx.execute_unprepared("SELECT pg_advisory_xact_lock(7153092215)")
             .await?;
-        Migrator::up(&tx, None).await?;
-        tx.commit().await
-    } else {
-        Migrator::up(db, None).await
     }
+    Migrator::up(&tx, None).await?;
+    tx.commit().await
 }
 
 /// A write transaction: IMMEDIATE on SQLite (sea-query drops row locks there), so
@@ -95,4 +94,18 @@ pub fn is_contention(e: &DbErr) -> bool {
 /// Checks that the database answers.
 pub async fn ping(db: &impl ConnectionTrait) -> Result<(), DbErr> {
     db.execute_unprepared("SELECT 1").await.map(|_| ())
+}
+
+/// Open and idle connections of the pool.
+pub fn pool_usage(db: &DatabaseConnection) -> (i64, i64) {
+    match db.get_database_backend() {
+        DbBackend::Postgres => {
+            let p = db.get_postgres_connection_pool();
+            (i64::from(p.size()), p.num_idle() as i64)
+        }
+        _ => {
+            let p = db.get_sqlite_connection_pool();
+            (i64::from(p.size()), p.num_idle() as i64)
+        }
+    }
 }

@@ -130,6 +130,20 @@ pub async fn list_matches(
         .await
 }
 
+/// How many matches there are in each status.
+pub async fn count_matches_by_status(
+    db: &impl ConnectionTrait,
+) -> Result<Vec<(String, i64)>, DbErr> {
+    matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Status)
+        .column_as(matches::Column::Id.count(), "n")
+        .group_by(matches::Column::Status)
+        .into_tuple::<(String, i64)>()
+        .all(db)
+        .await
+}
+
 // ---------------------------------------------------------------- seats
 
 pub async fn seats_of(
@@ -208,6 +222,20 @@ pub async fn move_at(
         .filter(moves::Column::MatchId.eq(match_id))
         .filter(moves::Column::Step.eq(step))
         .filter(moves::Column::Seat.eq(seat))
+        .one(db)
+        .await
+}
+
+pub async fn move_by_key(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player_id: Uuid,
+    key: &str,
+) -> Result<Option<moves::Model>, DbErr> {
+    moves::Entity::find()
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::PlayerId.eq(player_id))
+        .filter(moves::Column::IdempotencyKey.eq(key))
         .one(db)
         .await
 }

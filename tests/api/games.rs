@@ -471,3 +471,110 @@ async fn cairo_complete_games_in_simulated_mode_with_two_and_five_players_finish
     complete_cairo_game(2, "simulated", 22).await;
     complete_cairo_game(5, "simulated", 25).await;
 }
+
+#[tokio::test]
+async fn an_idempotency_key_replays_the_original_answer_and_refuses_another_move() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let position = json!({
+        "round": 1, "captain": 0, "ships": [5, 6], "special_deck": [],
+        "players": [{"coins": 5, "specials": []}, {"coins": 5, "specials": []}]
+    });
+    let id = app
+        .started_match(&players, "malacca", json!({"position": position}))
+        .await;
+    let send = |key: &'static str, body: Value| {
+        let app = &app;
+        let token = players[0].token.clone();
+        let url = app.url(&format!("/api/v1/matches/{id}/moves"));
+        async move {
+            app.client
+                .post(url)
+                .bearer_auth(token)
+                .header("Idempotency-Key", key)
+                .json(&body)
+                .send()
+                .await
+                .expect("send")
+        }
+    };
+    let bet = json!({"step": 0, "action": {"type": "play", "card": "attack", "stake": 2}});
+    let first = send("k-1", bet.clone()).await;
+    assert_eq!(first.status().as_u16(), 200);
+    assert!(first.headers().get("idempotent-replay").is_none());
+    let first: Value = first.json().await.expect("json");
+    let again = send("k-1", bet.clone()).await;
+    assert_eq!(again.status().as_u16(), 200);
+    assert_eq!(again.headers()["idempotent-replay"], "true");
+    assert_eq!(again.json::<Value>().await.expect("json"), first);
+    let other = send(
+        "k-1",
+        json!({"step": 0, "action": {"type": "play", "card": "trade", "stake": 0}}),
+    )
+    .await;
+    assert_eq!(other.status().as_u16(), 409);
+    assert_eq!(
+        other.json::<Value>().await.expect("json")["code"],
+        "idempotency_key_reused"
+    );
+    let moves = app
+        .get(&format!("/api/v1/matches/{id}/moves"), None)
+        .await
+        .expect(200);
+    assert_eq!(moves["items"].as_array().map(Vec::len), Some(1));
+}
+
+async fn complete_kontor_game(seats: usize, variant: &str, seed: u8) {
+    let app = spawn_app().await;
+    let players = app.players(seats).await;
+    let id = app
+        .started_match(&players, "kontor", json!({"variant": variant}))
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["prompt"]["kind"], "choose");
+    assert_eq!(m["prompt"]["sealed"], true);
+    let (m, moves) = app.play_to_end(&id, &players, seed).await;
+    assert_eq!(m["status"], "finished", "after {moves} moves");
+    assert_eq!(m["result"].as_array().map(Vec::len), Some(seats));
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    assert!(!rounds["items"].as_array().expect("items").is_empty());
+    assert!(
+        m["view"]["board"]["cells"].is_array(),
+        "the board is drawable"
+    );
+}
+
+#[tokio::test]
+async fn kontor_complete_basic_duel_and_team_games_finish() {
+    complete_kontor_game(2, "basic", 51).await;
+    complete_kontor_game(2, "duel", 52).await;
+    complete_kontor_game(4, "team", 54).await;
+}
+
+#[tokio::test]
+async fn kontor_variant_follows_the_seats_and_a_misfit_is_422() {
+    let app = spawn_app().await;
+    let players = app.players(4).await;
+    let two = app.started_match(&players[..2], "kontor", json!({})).await;
+    assert_eq!(app.match_as(&two, None).await["view"]["variant"], "basic");
+    let four = app.started_match(&players, "kontor", json!({})).await;
+    assert_eq!(app.match_as(&four, None).await["view"]["variant"], "team");
+    let p = &players[0];
+    app.post(
+        "/api/v1/matches",
+        Some(&p.token),
+        &json!({"game": "kontor", "seats": 4, "options": {"variant": "duel"}}),
+    )
+    .await
+    .problem(422, "invalid_options");
+    app.post(
+        "/api/v1/matches",
+        Some(&p.token),
+        &json!({"game": "kontor", "seats": 3}),
+    )
+    .await
+    .problem(422, "invalid_seats");
+}

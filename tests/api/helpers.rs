@@ -111,6 +111,83 @@ pub async fn spawn_app() -> TestApp {
     }
 }
 
+/// A server running as its own process (the release path: main, env settings).
+pub struct Process {
+    child: std::process::Child,
+    pub log: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the `sealed-orders` binary on a fresh database with JSON logs captured
+/// to a file, and waits until it is ready.
+pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
+    use secrecy::ExposeSecret;
+    let (settings, guard) = test_settings().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("server.log");
+    let out = std::fs::File::create(&log).expect("log file");
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
+    cmd.env("DATABASE_URL", &settings.database_url)
+        .env("PORT", port.to_string())
+        .env(
+            "JWT_SECRET",
+            settings
+                .jwt_secret
+                .as_ref()
+                .expect("secret")
+                .expose_secret(),
+        )
+        .env("LOG_FORMAT", "json")
+        .env_remove("DATABASE_SCHEMA")
+        .env_remove("RUST_LOG")
+        .stdout(out.try_clone().expect("log file"))
+        .stderr(out);
+    if let Some(schema) = &settings.database_schema {
+        cmd.env("DATABASE_SCHEMA", schema);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("start the server");
+    let app = TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: reqwest::Client::new(),
+        settings,
+        _db: guard.0,
+    };
+    for _ in 0..300 {
+        if app
+            .client
+            .get(app.url("/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return (
+                app,
+                Process {
+                    child,
+                    log,
+                    _dir: dir,
+                },
+            );
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the server process never became ready");
+}
+
 /// A response read whole.
 #[derive(Debug)]
 pub struct Reply {

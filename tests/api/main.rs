@@ -9,6 +9,8 @@ mod games;
 mod leak;
 mod matches;
 mod migrations;
+mod observability;
 mod openapi;
 mod players;
 mod race;
+mod replicas;

@@ -676,15 +676,29 @@ impl State {
         }
     }
 
-    /// S0: the blocked check, then S1 of a new round.
+    /// S0: the blocked check, then S1 of the current round.
     pub fn start_round(&mut self, out: &mut Out) {
-        let blocked = !(0..self.seat_count()).any(|s| self.has_selectable(s));
-        if blocked {
+        if self.blocked() {
             self.finish(EndReason::Blocked, out);
             return;
         }
         self.phase = Phase::Choose;
         self.round_log = RoundLog::new(self.round, self.seat_count());
+    }
+
+    /// S0 after a round: the blocked check, then S1 of the next round.
+    fn next_round(&mut self, out: &mut Out) {
+        if self.blocked() {
+            self.finish(EndReason::Blocked, out);
+            return;
+        }
+        self.round = self.round.saturating_add(1);
+        self.start_round(out);
+    }
+
+    /// No seat has a selectable card (rules §5 S0, decision 17).
+    fn blocked(&self) -> bool {
+        !(0..self.seat_count()).any(|s| self.has_selectable(s))
     }
 
     /// Stores a sealed S1 choice; resolves the step when it is the last one.
@@ -903,8 +917,7 @@ impl State {
             }
         }
         self.close_round(out);
-        self.round = self.round.saturating_add(1);
-        self.start_round(out);
+        self.next_round(out);
     }
 
     /// S6: records the round.

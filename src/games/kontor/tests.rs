@@ -2476,3 +2476,36 @@ fn games_of_absent_seats_playing_null_moves_finish_in_every_variant_and_policy()
         }
     }
 }
+
+#[test]
+fn the_documented_position_example_loads() {
+    let doc = include_str!("../../../docs/rules/kontor.md");
+    let start = doc.find("```json\n{\n  \"round\": 5").expect("the example") + 8;
+    let end = start + doc[start..].find("```").expect("its end");
+    let position: Value = serde_json::from_str(&doc[start..end]).expect("the example parses");
+    let s = load(&real_data(), Variant::Duel, position);
+    assert_eq!(
+        (s.phase, s.round, s.ship),
+        (Phase::Place, 5, Some(at(1, 0)))
+    );
+    assert_eq!(s.bank, 11);
+}
+
+#[test]
+fn a_blocked_end_after_a_round_keeps_that_round_number() {
+    let data = data_with(vec![water("w", 60)]);
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": cross_cells(), "players": players(&[4, 4]),
+        "round": 7, "turn": [{"seat": 0, "card": "w"}]}),
+    );
+    let t = act(&s, 0, place(1, 1));
+    assert_eq!((t.state.phase, t.state.round), (Phase::Finished, 7));
+    assert_eq!(
+        t.state.result.as_ref().map(|r| r.reason),
+        Some(EndReason::Blocked)
+    );
+    assert_eq!(t.rounds.len(), 1);
+    assert_eq!(t.events.last().map(|e| e.kind.as_str()), Some("game_ended"));
+}

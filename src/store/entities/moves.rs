@@ -15,6 +15,7 @@ pub struct Model {
     pub completes_step: bool,
     pub version_after: i64,
     pub created_at: ChronoDateTimeUtc,
+    pub idempotency_key: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

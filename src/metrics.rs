@@ -1,0 +1,85 @@
+//! Prometheus metrics, per process: each replica is scraped on its own.
+
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+/// The server's metrics, registered in a registry of its own (not the global one),
+/// so several servers in one process (the tests) never share counters.
+pub struct Metrics {
+    registry: Registry,
+    pub requests: IntCounterVec,
+    pub latency: HistogramVec,
+    pub moves_accepted: IntCounterVec,
+    pub steps_resolved: IntCounterVec,
+    pub matches: IntGaugeVec,
+    pub pool: IntGaugeVec,
+}
+
+impl Metrics {
+    pub fn new() -> Result<Self, prometheus::Error> {
+        let registry = Registry::new_custom(Some("sealed_orders".into()), None)?;
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "http_requests_total",
+                "HTTP requests by route, method and status.",
+            ),
+            &["route", "method", "status"],
+        )?;
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "http_request_duration_seconds",
+                "HTTP request latency by route and method.",
+            )
+            .buckets(vec![
+                0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+            ]),
+            &["route", "method"],
+        )?;
+        let moves_accepted = IntCounterVec::new(
+            Opts::new("moves_accepted_total", "Moves accepted, by game."),
+            &["game"],
+        )?;
+        let steps_resolved = IntCounterVec::new(
+            Opts::new("steps_resolved_total", "Steps completed, by game."),
+            &["game"],
+        )?;
+        let matches = IntGaugeVec::new(
+            Opts::new(
+                "matches",
+                "Matches by status (read from the database at scrape time).",
+            ),
+            &["status"],
+        )?;
+        let pool = IntGaugeVec::new(
+            Opts::new("db_pool_connections", "Database pool connections by state."),
+            &["state"],
+        )?;
+        for c in [
+            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(latency.clone()),
+            Box::new(moves_accepted.clone()),
+            Box::new(steps_resolved.clone()),
+            Box::new(matches.clone()),
+            Box::new(pool.clone()),
+        ] {
+            registry.register(c)?;
+        }
+        Ok(Self {
+            registry,
+            requests,
+            latency,
+            moves_accepted,
+            steps_resolved,
+            matches,
+            pool,
+        })
+    }
+
+    /// The Prometheus text exposition of every metric.
+    pub fn render(&self) -> String {
+        let mut out = Vec::new();
+        let _ = TextEncoder::new().encode(&self.registry.gather(), &mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
