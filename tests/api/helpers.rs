@@ -159,7 +159,11 @@ pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let child = cmd.spawn().expect("start the server");
+    let process = Process {
+        child: cmd.spawn().expect("start the server"),
+        log,
+        _dir: dir,
+    };
     let app = TestApp {
         address: format!("http://127.0.0.1:{port}"),
         client: reqwest::Client::new(),
