@@ -178,14 +178,7 @@ pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
             .await
             .is_ok_and(|r| r.status().is_success())
         {
-            return (
-                app,
-                Process {
-                    child,
-                    log,
-                    _dir: dir,
-                },
-            );
+            return (app, process);
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
