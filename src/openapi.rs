@@ -116,9 +116,113 @@ fn retarget(schemas: &mut serde_json::Map<String, Value>, schema: &str, prop: &s
     }
 }
 
+/// Documents the answers every operation of a kind can give, whichever handler it
+/// is: a JSON body can be too large (413) or not JSON (415); a write can meet a
+/// busy database (503).
+fn common_responses(doc: &mut Value) {
+    let problem = |description: &str| {
+        json!({"description": description, "content": {"application/problem+json":
+            {"schema": {"$ref": "#/components/schemas/Problem"}}}})
+    };
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for item in paths.values_mut() {
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
+        for (method, op) in item.iter_mut() {
+            let has_body = op.get("requestBody").is_some();
+            let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let mut add = |status: &str, description: &str| {
+                responses
+                    .entry(status)
+                    .or_insert_with(|| problem(description));
+            };
+            if has_body {
+                add("400", "The body is not valid JSON.");
+                add("413", "The body is too large.");
+                add(
+                    "415",
+                    "The body is not JSON (Content-Type: application/json).",
+                );
+                add(
+                    "422",
+                    "The body lacks a field or has one of the wrong type.",
+                );
+            }
+            if method == "post" {
+                add(
+                    "503",
+                    "The database is busy; retry after the Retry-After header.",
+                );
+            }
+        }
+    }
+}
+
+/// Rewrites `allOf: [{$ref}, {object}]` (serde's internally tagged newtype
+/// variants) as one object with the union of properties and required fields: the
+/// same documents, in a form every client generator reads.
+fn flatten_all_of(v: &mut Value, components: &serde_json::Map<String, Value>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(Value::Array(parts)) = o.get("allOf") {
+                let resolved: Option<Vec<Value>> = parts
+                    .iter()
+                    .map(|p| match p.get("$ref").and_then(Value::as_str) {
+                        Some(r) => r
+                            .strip_prefix(SCHEMA_REF)
+                            .and_then(|n| components.get(n))
+                            .cloned(),
+                        None => Some(p.clone()),
+                    })
+                    .collect();
+                if let Some(parts) =
+                    resolved.filter(|ps| ps.iter().all(|p| p.get("properties").is_some()))
+                {
+                    let mut properties = serde_json::Map::new();
+                    let mut required: Vec<Value> = Vec::new();
+                    let closed = parts
+                        .iter()
+                        .all(|p| p.get("additionalProperties") == Some(&Value::Bool(false)));
+                    for p in &parts {
+                        if let Some(props) = p.get("properties").and_then(Value::as_object) {
+                            properties.extend(props.clone());
+                        }
+                        for r in p
+                            .get("required")
+                            .and_then(Value::as_array)
+                            .into_iter()
+                            .flatten()
+                        {
+                            if !required.contains(r) {
+                                required.push(r.clone());
+                            }
+                        }
+                    }
+                    o.remove("allOf");
+                    o.insert("type".into(), "object".into());
+                    o.insert("properties".into(), Value::Object(properties));
+                    o.insert("required".into(), Value::Array(required));
+                    if closed {
+                        o.insert("additionalProperties".into(), false.into());
+                    }
+                }
+            }
+            o.values_mut().for_each(|x| flatten_all_of(x, components));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| flatten_all_of(x, components)),
+        _ => {}
+    }
+}
+
 /// The complete document, as JSON.
 pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
     let mut doc = serde_json::to_value(base()).unwrap_or(Value::Null);
+    common_responses(&mut doc);
     let mut actions = Vec::new();
     let mut views = Vec::new();
     let mut options = Vec::new();
@@ -215,6 +319,10 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
             one_of(&[r("MatchOptions")], true),
         );
         retarget(schemas, "MatchResponse", "options", r("MatchOptions"));
+        let components = schemas.clone();
+        for schema in schemas.values_mut() {
+            flatten_all_of(schema, &components);
+        }
         retarget(
             schemas,
             "MatchResponse",
