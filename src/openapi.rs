@@ -29,6 +29,7 @@ use crate::games::DynGame;
         (name = "games", description = "The game catalogue."),
         (name = "matches", description = "Creating, joining and reading matches."),
         (name = "moves", description = "Moves, events and the history of rounds."),
+        (name = "ratings", description = "Per-game ratings and leaderboards."),
     ),
     modifiers(&Security),
 )]

@@ -9,6 +9,7 @@ mod m20261122_000003_create_moves_and_events;
 mod m20261122_000004_create_history;
 mod m20261122_000005_create_game_data_and_settings;
 mod m20261122_000006_add_idempotency_key;
+mod m20261122_000007_create_ratings;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000004_create_history::Migration),
             Box::new(m20261122_000005_create_game_data_and_settings::Migration),
             Box::new(m20261122_000006_add_idempotency_key::Migration),
+            Box::new(m20261122_000007_create_ratings::Migration),
         ]
     }
 }

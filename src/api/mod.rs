@@ -6,6 +6,7 @@ mod health;
 mod matches;
 mod moves;
 mod players;
+mod ratings;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -22,6 +23,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::create_player)
                 .service(players::get_me)
                 .service(players::get_player)
+                .service(ratings::get_player_ratings)
+                .service(ratings::get_leaderboard)
                 .service(auth::create_token)
                 .service(games::list_games)
                 .service(games::get_game)

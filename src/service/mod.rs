@@ -6,6 +6,7 @@ mod matches;
 pub mod models;
 mod moves;
 mod players;
+mod ratings;
 pub mod registry;
 
 use std::sync::Arc;
@@ -94,6 +95,18 @@ impl Service {
 
     pub fn games(&self) -> &[Box<dyn DynGame>] {
         &self.games
+    }
+
+    /// Names of players by id.
+    async fn player_names(
+        &self,
+        ids: Vec<uuid::Uuid>,
+    ) -> Result<std::collections::HashMap<uuid::Uuid, String>, ApiError> {
+        Ok(crate::store::players_by_ids(&self.db, ids)
+            .await?
+            .into_iter()
+            .map(|p| (p.id, p.name))
+            .collect())
     }
 
     /// Readiness: the database answers.

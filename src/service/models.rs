@@ -285,3 +285,63 @@ pub struct RoundPage {
     /// Always null: a match's rounds fit one page.
     pub next_cursor: Option<String>,
 }
+
+/// One row of a leaderboard.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LeaderboardEntry {
+    /// 1 is best.
+    pub rank: u64,
+    pub player: PlayerRef,
+    /// The conservative estimate `mu − 3·sigma` the board is sorted by.
+    pub rating: f64,
+    /// Weng-Lin skill estimate.
+    pub mu: f64,
+    /// Weng-Lin uncertainty.
+    pub sigma: f64,
+    /// Rated matches played.
+    pub games: u32,
+    /// Rated matches won (rank 1, ties included).
+    pub wins: u32,
+}
+
+/// A page of a leaderboard.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LeaderboardPage {
+    pub items: Vec<LeaderboardEntry>,
+    pub next_cursor: Option<String>,
+}
+
+/// A player's current rating in one game.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingResponse {
+    pub game: String,
+    pub rating: f64,
+    pub mu: f64,
+    pub sigma: f64,
+    pub games: u32,
+    pub wins: u32,
+}
+
+/// One rated match's effect on a player's rating.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingChange {
+    pub game: String,
+    pub match_id: Uuid,
+    /// The player's rank in that match.
+    pub rank: u32,
+    pub mu_before: f64,
+    pub sigma_before: f64,
+    pub mu_after: f64,
+    pub sigma_after: f64,
+    pub rating_after: f64,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A player's ratings and their history, oldest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingsPage {
+    pub player: PlayerRef,
+    pub current: Vec<RatingResponse>,
+    pub items: Vec<RatingChange>,
+    pub next_cursor: Option<String>,
+}

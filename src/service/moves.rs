@@ -70,6 +70,9 @@ pub(super) async fn finish(
         })
         .collect();
     store::insert_results(tx, rows).await?;
+    if m.rated {
+        super::ratings::rate_match(tx, m, outcome, &seats, now).await?;
+    }
     m.status = FINISHED.into();
     m.finished_at = Some(now);
     Ok(())

@@ -47,6 +47,14 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/matches/{id}/rounds",
         vec![format!("/api/v1/matches/{id}/rounds")],
     );
+    f.insert(
+        "/api/v1/leaderboards/{game}",
+        vec!["/api/v1/leaderboards/malacca?min_games=0".to_owned()],
+    );
+    f.insert(
+        "/api/v1/players/{name}/ratings",
+        vec![format!("/api/v1/players/{name}/ratings")],
+    );
     f
 }
 

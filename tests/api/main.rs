@@ -13,4 +13,5 @@ mod observability;
 mod openapi;
 mod players;
 mod race;
+mod ratings;
 mod replicas;

@@ -8,6 +8,8 @@ pub mod match_seats;
 pub mod matches;
 pub mod moves;
 pub mod players;
+pub mod rating_history;
+pub mod ratings;
 pub mod round_seats;
 pub mod rounds;
 pub mod server_settings;

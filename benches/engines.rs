@@ -1,0 +1,80 @@
+//! Engine throughput: random legal full games per second, through the typed
+//! engines the server uses (legal → sample → validate → apply → view).
+//!
+//!   cargo bench --bench engines
+//!
+//! Figures and the machine are in docs/benchmarks.md.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use sealed_orders::games::kontor::Kontor;
+use sealed_orders::games::malacca::Malacca;
+use sealed_orders::games::rng::GameRng;
+use sealed_orders::games::{Game, Progress, Viewer, legal};
+use serde_json::json;
+
+/// Plays one full random game; answers the number of moves.
+fn play<G: Game>(data: &G::Data, seats: usize, options: &G::Options, seed: u8) -> usize {
+    let mut setup = GameRng::from_key([seed; 32]);
+    let mut state = G::setup(data, seats, options, &mut setup).expect("setup");
+    let mut bot = GameRng::from_key([seed ^ 0x5a; 32]);
+    let mut moves = 0u64;
+    loop {
+        let prompt = match G::progress(&state) {
+            Progress::Finished(_) => return moves as usize,
+            Progress::Active(p) => p,
+        };
+        let seat = prompt.awaiting[0];
+        let listed = G::legal(&state, seat).expect("the awaited seat has moves");
+        let action: G::Action =
+            serde_json::from_value(legal::sample(&listed, &mut bot).expect("a move"))
+                .expect("parse");
+        G::validate(&state, seat, &action).expect("legal");
+        let mut rng = GameRng::from_key([moves as u8; 32]);
+        state = G::apply(&state, seat, &action, &mut rng)
+            .expect("apply")
+            .state;
+        std::hint::black_box(G::view(&state, Viewer::Spectator));
+        moves += 1;
+    }
+}
+
+fn data<G: Game>() -> G::Data {
+    let files: Vec<(&str, &str)> = G::data_files()
+        .iter()
+        .map(|f| (f.name, f.embedded))
+        .collect();
+    G::load_data(&files).expect("embedded data")
+}
+
+fn engines(c: &mut Criterion) {
+    let malacca = data::<Malacca>();
+    let mut group = c.benchmark_group("malacca_full_random_game");
+    for seats in [4usize, 8] {
+        let options = serde_json::from_value(json!({"characters": true, "equipment": true}))
+            .expect("options");
+        let mut seed = 0u8;
+        group.bench_function(format!("{seats}_players"), |b| {
+            b.iter(|| {
+                seed = seed.wrapping_add(1);
+                play::<Malacca>(&malacca, seats, &options, seed)
+            })
+        });
+    }
+    group.finish();
+
+    let kontor = data::<Kontor>();
+    let mut group = c.benchmark_group("kontor_full_random_game");
+    group.sample_size(20);
+    let options = serde_json::from_value(json!({"variant": "team"})).expect("options");
+    let mut seed = 0u8;
+    group.bench_function("team", |b| {
+        b.iter(|| {
+            seed = seed.wrapping_add(1);
+            play::<Kontor>(&kontor, 4, &options, seed)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, engines);
+criterion_main!(benches);
