@@ -30,6 +30,7 @@ use crate::games::DynGame;
         (name = "matches", description = "Creating, joining and reading matches."),
         (name = "moves", description = "Moves, events and the history of rounds."),
         (name = "ratings", description = "Per-game ratings and leaderboards."),
+        (name = "stats", description = "Statistics over finished matches."),
     ),
     modifiers(&Security),
 )]

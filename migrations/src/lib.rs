@@ -10,6 +10,7 @@ mod m20261122_000004_create_history;
 mod m20261122_000005_create_game_data_and_settings;
 mod m20261122_000006_add_idempotency_key;
 mod m20261122_000007_create_ratings;
+mod m20261122_000008_add_variant_and_role;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000005_create_game_data_and_settings::Migration),
             Box::new(m20261122_000006_add_idempotency_key::Migration),
             Box::new(m20261122_000007_create_ratings::Migration),
+            Box::new(m20261122_000008_add_variant_and_role::Migration),
         ]
     }
 }

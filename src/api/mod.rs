@@ -7,6 +7,7 @@ mod matches;
 mod moves;
 mod players;
 mod ratings;
+mod stats;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -25,6 +26,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::get_player)
                 .service(ratings::get_player_ratings)
                 .service(ratings::get_leaderboard)
+                .service(stats::get_player_stats)
+                .service(stats::get_game_stats)
                 .service(auth::create_token)
                 .service(games::list_games)
                 .service(games::get_game)

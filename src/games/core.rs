@@ -293,6 +293,17 @@ pub trait Game: 'static {
     fn public_part(state: &Self::State, seat: Seat, action: &Self::Action) -> Option<Value>;
     /// What an absent seat plays.
     fn null_move(state: &Self::State, seat: Seat) -> Option<Self::Action>;
+    /// A short label of the rules variant a match plays, for statistics.
+    fn variant(seats: usize, options: &Self::Options) -> String {
+        let _ = (seats, options);
+        "standard".to_owned()
+    }
+    /// Each seat's public role, fixed at the start (a character, a faction), for
+    /// statistics; empty when the game has none.
+    fn roles(state: &Self::State) -> Vec<Option<String>> {
+        let _ = state;
+        Vec::new()
+    }
 }
 
 /// Parsed component data behind a type-erased handle.
@@ -369,6 +380,8 @@ pub trait DynGame: Send + Sync {
         action: &Value,
     ) -> Result<Option<Value>, DynError>;
     fn null_move(&self, state: &Value, seat: Seat) -> Result<Option<Value>, DynError>;
+    fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError>;
+    fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError>;
 }
 
 /// The blanket adapter from a typed engine to [`DynGame`].
@@ -517,5 +530,11 @@ impl<G: Game> DynGame for Erased<G> {
             Some(a) => Ok(Some(to_value(&a)?)),
             None => Ok(None),
         }
+    }
+    fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError> {
+        Ok(G::variant(seats, &Self::options(options)?))
+    }
+    fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError> {
+        Ok(G::roles(&Self::state(state)?))
     }
 }

@@ -140,6 +140,7 @@ impl Service {
                 &mut GameRng::for_setup(&seed),
             )?,
         };
+        let variant = game.variant(seats, &game_options)?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
         stored_options.insert("rated".into(), service_options.rated.into());
@@ -163,6 +164,7 @@ impl Service {
             started_at: None,
             finished_at: None,
             updated_at: now,
+            variant,
         };
         let id = row.id;
         with_retry!(async {
@@ -398,7 +400,8 @@ impl Service {
         m.step = 0;
         m.version += 1;
         if let Progress::Finished(outcome) = game.progress(&state)? {
-            super::moves::finish(tx, &mut m, &outcome, now).await?;
+            let roles = game.roles(&state)?;
+            super::moves::finish(tx, &mut m, &outcome, &roles, now).await?;
         }
         m.state = Some(state.to_string());
         Ok(m)

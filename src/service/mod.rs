@@ -8,6 +8,7 @@ mod moves;
 mod players;
 mod ratings;
 pub mod registry;
+mod stats;
 
 use std::sync::Arc;
 
@@ -20,6 +21,7 @@ use crate::metrics::Metrics;
 
 pub use matches::{CreateMatch, ListMatches};
 pub use moves::{SubmitMove, Submitted};
+pub use stats::GameStatsQuery;
 
 /// Shared by every request handler: the pool, the games, their data, the keys, the clock.
 pub struct Service {

@@ -345,3 +345,98 @@ pub struct RatingsPage {
     pub items: Vec<RatingChange>,
     pub next_cursor: Option<String>,
 }
+
+/// Plays of one kind (Malacca: a resolved kind) or one card.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayGroup {
+    /// The kind or card id (null where the game records none).
+    pub key: Option<String>,
+    pub plays: i64,
+    /// Plays that succeeded (Malacca: captured for attack, defended for defense and trade).
+    pub successes: i64,
+    pub success_rate: Option<f64>,
+    /// Average stake of the plays that had one.
+    pub average_stake: Option<f64>,
+    /// Average net score change of the round.
+    pub average_payoff: Option<f64>,
+}
+
+/// A round, pointed at.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoundRef {
+    pub match_id: Uuid,
+    pub round: i64,
+    pub delta: i64,
+}
+
+/// One player's figures in one game.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayerGameStats {
+    pub game: String,
+    /// Matches with a seat, active or finished.
+    pub played: i64,
+    pub finished: i64,
+    /// Finished matches ranked first (ties included).
+    pub won: i64,
+    pub win_rate: Option<f64>,
+    pub average_rank: Option<f64>,
+    pub average_score: Option<f64>,
+    /// Current conservative rating (`mu − 3·sigma`), if rated.
+    pub rating: Option<f64>,
+    /// By kind (Malacca: the resolved kind).
+    pub kinds: Vec<PlayGroup>,
+    /// By card played (Malacca: special card ids are the non-normal ones).
+    pub cards: Vec<PlayGroup>,
+    /// The round with the largest gain.
+    pub best_round: Option<RoundRef>,
+}
+
+/// A player's statistics, one entry per game.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayerStatsResponse {
+    pub player: PlayerRef,
+    pub games: Vec<PlayerGameStats>,
+}
+
+/// Finished matches of one size and variant.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MatchCount {
+    pub players: i64,
+    pub variant: String,
+    pub matches: i64,
+}
+
+/// Resolved rounds of one value (Malacca: a ship's cargo value).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ValueStats {
+    pub value: Option<i64>,
+    pub rounds: i64,
+    /// Rounds per outcome (Malacca: `captured`, `defended`).
+    #[schema(value_type = Object)]
+    pub outcomes: std::collections::BTreeMap<String, i64>,
+    /// Share of rounds per outcome (Malacca: the capture rate is `outcome_rates.captured`).
+    #[schema(value_type = Object)]
+    pub outcome_rates: std::collections::BTreeMap<String, f64>,
+}
+
+/// Wins of a group of seats.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WinGroup {
+    /// The seat offset from the first round's lead seat (Malacca: the first
+    /// captain), or the role (Malacca: the character).
+    pub key: String,
+    pub seats: i64,
+    pub wins: i64,
+    pub win_rate: Option<f64>,
+}
+
+/// Statistics of one game over finished matches.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct GameStatsResponse {
+    pub game: String,
+    pub matches: Vec<MatchCount>,
+    pub by_value: Vec<ValueStats>,
+    pub kinds: Vec<PlayGroup>,
+    pub seat_offsets: Vec<WinGroup>,
+    pub roles: Vec<WinGroup>,
+}

@@ -49,6 +49,7 @@ pub(super) async fn finish(
     tx: &DatabaseTransaction,
     m: &mut matches::Model,
     outcome: &Outcome,
+    roles: &[Option<String>],
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let seats = store::seats_of(tx, m.id).await?;
@@ -67,6 +68,7 @@ pub(super) async fn finish(
             player_id: player_of(p.seat),
             score: p.score,
             rank: p.rank as i32,
+            role: roles.get(p.seat).cloned().flatten(),
         })
         .collect();
     store::insert_results(tx, rows).await?;
@@ -307,7 +309,8 @@ impl Service {
             store::insert_round(&tx, round_rows(id, step, r, &seats, now)).await?;
         }
         if let Progress::Finished(outcome) = game.progress(&t.state)? {
-            finish(&tx, &mut m, &outcome, now).await?;
+            let roles = game.roles(&t.state)?;
+            finish(&tx, &mut m, &outcome, &roles, now).await?;
             store::reveal_moves(&tx, id).await?;
         }
         m.state = Some(t.state.to_string());

@@ -3,6 +3,7 @@
 
 pub mod entities;
 mod queries;
+pub mod stats;
 
 pub use queries::*;
 

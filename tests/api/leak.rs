@@ -52,6 +52,14 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/leaderboards/malacca?min_games=0".to_owned()],
     );
     f.insert(
+        "/api/v1/players/{name}/stats",
+        vec![format!("/api/v1/players/{name}/stats?include=positions")],
+    );
+    f.insert(
+        "/api/v1/games/{game}/stats",
+        vec!["/api/v1/games/malacca/stats?include=positions".to_owned()],
+    );
+    f.insert(
         "/api/v1/players/{name}/ratings",
         vec![format!("/api/v1/players/{name}/ratings")],
     );

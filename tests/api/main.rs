@@ -15,3 +15,4 @@ mod players;
 mod race;
 mod ratings;
 mod replicas;
+mod stats;

@@ -308,4 +308,10 @@ impl Game for Cairo {
     fn null_move(state: &state::State, seat: Seat) -> Option<CairoAction> {
         moves::null_move(state, seat)
     }
+    fn variant(_seats: usize, options: &Self::Options) -> String {
+        serde_json::to_value(options.mode)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "standard".to_owned())
+    }
 }

@@ -619,4 +619,16 @@ impl Game for Heretics {
             .first()
             .map(|card| HereticsAction::Play { card: card.clone() })
     }
+    fn variant(_seats: usize, options: &Self::Options) -> String {
+        if options.special_cities {
+            "special_cities"
+        } else {
+            "plain_cities"
+        }
+        .to_owned()
+    }
+
+    fn roles(state: &Self::State) -> Vec<Option<String>> {
+        state.factions.iter().cloned().map(Some).collect()
+    }
 }

@@ -228,6 +228,13 @@ impl Game for Kontor {
     fn null_move(state: &State, seat: Seat) -> Option<Action> {
         moves::null_move(state, seat)
     }
+    fn variant(seats: usize, options: &Self::Options) -> String {
+        variant_of(seats, options)
+            .ok()
+            .and_then(|v| serde_json::to_value(v).ok())
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "standard".to_owned())
+    }
 }
 
 /// The placings: both seats of a team share the team's points and rank; ties on

@@ -10,6 +10,7 @@ pub struct Model {
     pub player_id: Option<Uuid>,
     pub score: i64,
     pub rank: i32,
+    pub role: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -23,6 +23,7 @@ pub struct Model {
     pub started_at: Option<ChronoDateTimeUtc>,
     pub finished_at: Option<ChronoDateTimeUtc>,
     pub updated_at: ChronoDateTimeUtc,
+    pub variant: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

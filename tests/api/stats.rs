@@ -1,0 +1,161 @@
+//! Statistics are exact on a hand-built history (rules §11 example 3).
+
+use serde_json::{Value, json};
+
+use crate::helpers::spawn_app;
+
+fn find<'a>(items: &'a Value, key: &str, value: &str) -> &'a Value {
+    items
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|i| i[key] == value)
+        .unwrap_or_else(|| panic!("no {key} = {value} in {items}"))
+}
+
+#[tokio::test]
+async fn player_and_game_statistics_match_a_round_worked_by_hand() {
+    let app = spawn_app().await;
+    let players = app.players(4).await;
+    let position = json!({
+        "round": 1, "captain": 1, "ships": [12],
+        "special_deck": ["trade2", "wait_attack_defense"],
+        "players": [
+            {"coins": 9, "specials": ["defense2"]},
+            {"coins": 6, "specials": []},
+            {"coins": 14, "specials": []},
+            {"coins": 4, "specials": []}
+        ]
+    });
+    let id = app
+        .started_match(&players, "malacca", json!({"position": position}))
+        .await;
+    // Before the round resolves, nothing counts (and nothing sealed can show).
+    app.submit(
+        &id,
+        &players[1],
+        0,
+        json!({"type": "play", "card": "defense", "stake": 0}),
+    )
+    .await
+    .expect(200);
+    let early = app
+        .get("/api/v1/games/malacca/stats?include=positions", None)
+        .await
+        .expect(200);
+    assert_eq!(early["kinds"], json!([]));
+    assert_eq!(early["by_value"], json!([]));
+    for (step, (seat, action)) in [
+        (2, json!({"type": "play", "card": "attack", "stake": 3})),
+        (3, json!({"type": "play", "card": "trade", "stake": 4})),
+        (0, json!({"type": "play", "card": "defense2", "stake": 1})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        app.submit(&id, &players[seat], step as i64 + 1, action)
+            .await
+            .expect(200);
+    }
+    assert_eq!(app.match_as(&id, None).await["status"], "finished");
+
+    // A position match counts only when asked for.
+    let plain = app
+        .get(&format!("/api/v1/players/{}/stats", players[2].name), None)
+        .await
+        .expect(200);
+    assert_eq!(plain["games"], json!([]));
+    let s = app
+        .get(
+            &format!(
+                "/api/v1/players/{}/stats?game=malacca&include=positions",
+                players[2].name
+            ),
+            None,
+        )
+        .await
+        .expect(200);
+    let g = &s["games"][0];
+    assert_eq!(g["game"], "malacca");
+    assert_eq!(g["played"], 1);
+    assert_eq!(g["finished"], 1);
+    assert_eq!(g["won"], 0);
+    assert_eq!(g["win_rate"], 0.0);
+    assert_eq!(
+        g["average_rank"], 4.0,
+        "coins [10, 8, 6, 8]: seat 2 is last"
+    );
+    assert_eq!(g["average_score"], 6.0);
+    assert_eq!(g["rating"], Value::Null, "a position match is unrated");
+    let attack = find(&g["kinds"], "key", "attack");
+    assert_eq!(attack["plays"], 1);
+    assert_eq!(attack["successes"], 0);
+    assert_eq!(attack["average_stake"], 3.0);
+    assert_eq!(
+        attack["average_payoff"], -8.0,
+        "14 → 6: stake 3 lost, penalty 5"
+    );
+    assert_eq!(g["best_round"]["delta"], -8);
+    let winner = app
+        .get(
+            &format!(
+                "/api/v1/players/{}/stats?include=positions",
+                players[0].name
+            ),
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(winner["games"][0]["won"], 1);
+    assert_eq!(
+        find(&winner["games"][0]["cards"], "key", "defense2")["plays"],
+        1
+    );
+
+    let gs = app
+        .get("/api/v1/games/malacca/stats?include=positions", None)
+        .await
+        .expect(200);
+    assert_eq!(
+        gs["matches"],
+        json!([{"players": 4, "variant": gs["matches"][0]["variant"], "matches": 1}])
+    );
+    assert_eq!(gs["by_value"][0]["value"], 12);
+    assert_eq!(gs["by_value"][0]["outcomes"], json!({"defended": 1}));
+    assert_eq!(gs["by_value"][0]["outcome_rates"], json!({"defended": 1.0}));
+    let defense = find(&gs["kinds"], "key", "defense");
+    assert_eq!(defense["plays"], 2);
+    assert_eq!(defense["successes"], 2);
+    assert_eq!(defense["average_stake"], 0.5);
+    assert_eq!(defense["average_payoff"], 1.5, "seat 1 +2, seat 0 +1");
+    let trade = find(&gs["kinds"], "key", "trade");
+    assert_eq!(trade["average_payoff"], 4.0);
+    // Captain 1 first: seat 0 (the winner) sits 3 seats after it.
+    let offsets = &gs["seat_offsets"];
+    assert_eq!(find(offsets, "key", "3")["wins"], 1);
+    assert_eq!(find(offsets, "key", "0")["wins"], 0);
+    assert_eq!(gs["roles"], json!([]));
+    // Filters: other seat counts and a window before the match see nothing.
+    let none = app
+        .get(
+            "/api/v1/games/malacca/stats?include=positions&players=3",
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(none["matches"], json!([]));
+    let before = app
+        .get(
+            "/api/v1/games/malacca/stats?include=positions&until=2000-01-01T00:00:00Z",
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(before["kinds"], json!([]));
+    app.get("/api/v1/games/chess/stats", None)
+        .await
+        .problem(404, "game_not_found");
+    app.get("/api/v1/games/malacca/stats?include=all", None)
+        .await
+        .problem(400, "invalid_include");
+}
