@@ -85,6 +85,12 @@ impl ApiError {
         e.retry_after = Some(1);
         e
     }
+    /// Asks the client to wait this many seconds (`Retry-After`).
+    pub fn retry_after(mut self, seconds: u32) -> Self {
+        self.retry_after = Some(seconds.max(1));
+        self
+    }
+
     /// A server fault: the cause is logged, never sent.
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");

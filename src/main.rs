@@ -1,6 +1,7 @@
 //! `sealed-orders` serves the API; `sealed-orders migrate` runs the migrations
 //! alone; `sealed-orders openapi` prints the OpenAPI document; `sealed-orders
-//! healthcheck` asks a local server's `/readyz` (for container healthchecks, where
+//! verify BUNDLE.json` replays an exported match and exits 0 only when it
+//! verifies; `sealed-orders healthcheck` asks a local server's `/readyz` (for container healthchecks, where
 //! no curl is installed).
 
 use sealed_orders::config::Settings;
@@ -16,6 +17,7 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Some("healthcheck") => healthcheck(),
+        Some("verify") => verify(std::env::args().nth(2)),
         Some("migrate") => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
@@ -33,7 +35,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command {other:?}; use serve (default), migrate, openapi or healthcheck"
+                "unknown command {other:?}; use serve (default), migrate, openapi, verify or healthcheck"
             )
         }
     }
@@ -51,5 +53,18 @@ fn healthcheck() -> anyhow::Result<()> {
         Ok(())
     } else {
         anyhow::bail!("not ready: {}", answer.lines().next().unwrap_or(""))
+    }
+}
+
+fn verify(path: Option<String>) -> anyhow::Result<()> {
+    let path = path.ok_or_else(|| anyhow::anyhow!("usage: sealed-orders verify BUNDLE.json"))?;
+    let bundle: service::replay::ReplayBundle =
+        serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+    let report = service::replay::verify(&service::registry::all_games(), &bundle);
+    println!("{}", serde_json::to_string_pretty(&report)?);
+    if report.valid {
+        Ok(())
+    } else {
+        std::process::exit(1)
     }
 }

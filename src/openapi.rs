@@ -31,6 +31,7 @@ use crate::games::DynGame;
         (name = "moves", description = "Moves, events and the history of rounds."),
         (name = "ratings", description = "Per-game ratings and leaderboards."),
         (name = "stats", description = "Statistics over finished matches."),
+        (name = "replays", description = "Replay bundles and their verification."),
     ),
     modifiers(&Security),
 )]

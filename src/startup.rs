@@ -24,8 +24,9 @@ use crate::service::data::DataStore;
 use crate::service::{Service, registry};
 use crate::store;
 
-/// The largest request body accepted (a move or a position is far smaller).
-const MAX_BODY: usize = 256 * 1024;
+/// The largest request body accepted: a replay bundle to verify (a move or a
+/// position is far smaller).
+const MAX_BODY: usize = crate::api::replays::MAX_BUNDLE_BYTES;
 
 pub struct Application {
     port: u16,
@@ -136,6 +137,7 @@ impl Application {
         let metrics = Arc::new(Metrics::new()?);
         let service = web::Data::new(Service::new(db, games, data, jwt, clock, metrics.clone()));
         let metrics = web::Data::from(metrics);
+        let limiter = web::Data::new(crate::api::replays::VerifyLimiter::default());
 
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
@@ -146,6 +148,7 @@ impl Application {
                 .wrap(middleware::from_fn(observe))
                 .wrap(tracing_actix_web::TracingLogger::default())
                 .app_data(metrics.clone())
+                .app_data(limiter.clone())
                 .app_data(service.clone())
                 .app_data(routes.clone())
                 .app_data(spec.clone())

@@ -7,6 +7,7 @@ mod matches;
 mod moves;
 mod players;
 mod ratings;
+pub mod replays;
 mod stats;
 
 use utoipa_actix_web::scope;
@@ -28,6 +29,8 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(ratings::get_leaderboard)
                 .service(stats::get_player_stats)
                 .service(stats::get_game_stats)
+                .service(replays::export_match)
+                .service(replays::verify_replay)
                 .service(auth::create_token)
                 .service(games::list_games)
                 .service(games::get_game)

@@ -26,7 +26,8 @@ fn digest(files: &BTreeMap<String, String>) -> (String, String) {
     (sha256_hex(json.as_bytes()), json)
 }
 
-fn build(game: &dyn DynGame, files: BTreeMap<String, String>) -> anyhow::Result<DataSet> {
+/// Parses a data set given as `{file name: contents}`; its hash is over exactly that map.
+pub fn build(game: &dyn DynGame, files: BTreeMap<String, String>) -> anyhow::Result<DataSet> {
     let ordered: Vec<(&str, &str)> = game
         .data_files()
         .iter()
@@ -77,6 +78,21 @@ impl DataStore {
             current,
             older: RwLock::new(HashMap::new()),
         })
+    }
+
+    /// The stored `{file name: contents}` of a data set, by hash.
+    pub async fn files_by_sha(
+        &self,
+        db: &impl ConnectionTrait,
+        sha256: &str,
+    ) -> anyhow::Result<BTreeMap<String, String>> {
+        if let Some(set) = self.current.values().find(|s| s.sha256 == sha256) {
+            return Ok(serde_json::from_str(&set.files_json)?);
+        }
+        let row = store::game_data_by_sha(db, sha256)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("component data {sha256} is not stored"))?;
+        Ok(serde_json::from_str(&row.files)?)
     }
 
     pub fn current(&self, game: &str) -> Option<Arc<DataSet>> {

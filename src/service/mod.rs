@@ -8,6 +8,7 @@ mod moves;
 mod players;
 mod ratings;
 pub mod registry;
+pub mod replay;
 mod stats;
 
 use std::sync::Arc;

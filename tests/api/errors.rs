@@ -37,7 +37,7 @@ async fn a_body_that_is_not_json_is_a_415_problem() {
 #[tokio::test]
 async fn an_oversized_body_is_a_413_problem() {
     let app = spawn_app().await;
-    let big = serde_json::json!({"name": "a".repeat(300 * 1024), "password": "password1"});
+    let big = serde_json::json!({"name": "a".repeat(1100 * 1024), "password": "password1"});
     app.post("/api/v1/players", None, &big)
         .await
         .problem(413, "payload_too_large");

@@ -14,5 +14,6 @@ mod openapi;
 mod players;
 mod race;
 mod ratings;
+mod replays;
 mod replicas;
 mod stats;

@@ -1,0 +1,387 @@
+//! Replay bundles: everything needed to re-derive a match from its seed, and the
+//! check that a bundle is what the server published.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::matches::{ABORTED, FINISHED, not_found, seed_of};
+use super::{Service, data};
+use crate::errors::ApiError;
+use crate::games::rng::{GameRng, sha256_hex};
+use crate::games::{DynGame, Progress};
+use crate::store;
+
+/// One move of a bundle.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BundleMove {
+    pub step: i64,
+    pub seat: usize,
+    /// The move; while the match runs, only its public part if still sealed.
+    #[schema(value_type = Object)]
+    pub action: Value,
+    pub sealed: bool,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// One seat's player.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BundlePlayer {
+    pub seat: usize,
+    pub id: Uuid,
+    pub name: String,
+}
+
+/// A resolved round, as published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BundleRound {
+    pub round: u32,
+    pub value: Option<i64>,
+    pub outcome: String,
+    pub total_a: Option<i64>,
+    pub total_b: Option<i64>,
+    pub seats: Vec<BundleSeat>,
+}
+
+/// One seat's part in a resolved round, as published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BundleSeat {
+    pub seat: usize,
+    pub card: Option<String>,
+    pub kind: Option<String>,
+    pub stake: Option<i64>,
+    pub choice: Option<String>,
+    pub delta: i64,
+}
+
+/// One seat's final place.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct BundlePlacing {
+    pub seat: usize,
+    pub score: i64,
+    pub rank: u32,
+}
+
+/// A self-contained replay bundle.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ReplayBundle {
+    pub match_id: Uuid,
+    pub game: String,
+    pub status: String,
+    pub engine_version: String,
+    /// The component data files the match was created with: `{file name: contents}`.
+    pub data: BTreeMap<String, String>,
+    pub data_sha256: String,
+    /// The options; with the position, once the match is over.
+    #[schema(value_type = Object)]
+    pub options: Value,
+    pub seats: usize,
+    pub players: Vec<BundlePlayer>,
+    pub seed_sha256: String,
+    /// The seed in hex, once the match is over.
+    pub seed: Option<String>,
+    pub moves: Vec<BundleMove>,
+    pub rounds: Vec<BundleRound>,
+    pub result: Option<Vec<BundlePlacing>>,
+}
+
+/// What a verification found.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VerifyReport {
+    /// True only when every check passed.
+    pub valid: bool,
+    pub seed_matches_hash: bool,
+    pub data_matches_hash: bool,
+    /// Every move was legal when replayed, in order.
+    pub moves_replay: bool,
+    pub rounds_match: bool,
+    pub result_matches: bool,
+    /// What failed, in words.
+    pub problems: Vec<String>,
+}
+
+/// The most moves a bundle may hold.
+pub const MAX_BUNDLE_MOVES: usize = 10_000;
+
+fn hex_decode(s: &str) -> Option<Vec<u8>> {
+    if s.len() % 2 != 0 {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Replays a bundle with the engines; never trusts anything it carries.
+pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
+    let mut problems = Vec::new();
+    let mut r = VerifyReport {
+        valid: false,
+        seed_matches_hash: false,
+        data_matches_hash: false,
+        moves_replay: false,
+        rounds_match: false,
+        result_matches: false,
+        problems: Vec::new(),
+    };
+    let Some(game) = games.iter().find(|g| g.info().id == b.game) else {
+        r.problems.push(format!("unknown game {:?}", b.game));
+        return r;
+    };
+    let seed: Option<[u8; 32]> = b
+        .seed
+        .as_deref()
+        .and_then(hex_decode)
+        .and_then(|v| v.try_into().ok());
+    match &seed {
+        Some(s) if sha256_hex(s) == b.seed_sha256 => r.seed_matches_hash = true,
+        Some(_) => problems.push("the seed does not hash to seed_sha256".to_owned()),
+        None => problems.push("the bundle has no seed (the match is not over)".to_owned()),
+    }
+    let data = match data::build(game.as_ref(), b.data.clone()) {
+        Ok(d) => {
+            r.data_matches_hash = d.sha256 == b.data_sha256;
+            if !r.data_matches_hash {
+                problems.push("the component data does not hash to data_sha256".to_owned());
+            }
+            Some(d)
+        }
+        Err(e) => {
+            problems.push(format!("the component data does not load: {e}"));
+            None
+        }
+    };
+    if b.moves.len() > MAX_BUNDLE_MOVES {
+        problems.push(format!("more than {MAX_BUNDLE_MOVES} moves"));
+    }
+    if let (Some(seed), Some(data)) = (seed, data)
+        && b.moves.len() <= MAX_BUNDLE_MOVES
+    {
+        let mut options = b.options.as_object().cloned().unwrap_or_default();
+        options.remove("rated");
+        let position = options.remove("position").filter(|p| !p.is_null());
+        let options = Value::Object(options);
+        let start = match &position {
+            Some(p) => game.from_position(&data.parsed, b.seats, &options, p),
+            None => game.setup(
+                &data.parsed,
+                b.seats,
+                &options,
+                &mut GameRng::for_setup(&seed),
+            ),
+        };
+        match start {
+            Err(e) => problems.push(format!("the match does not set up: {e:?}")),
+            Ok(mut state) => {
+                let mut step = 0i64;
+                let mut rounds = Vec::new();
+                let mut ok = true;
+                for (i, mv) in b.moves.iter().enumerate() {
+                    if mv.step != step {
+                        problems.push(format!(
+                            "move {i} is for step {}, the replay is at {step}",
+                            mv.step
+                        ));
+                        ok = false;
+                        break;
+                    }
+                    match game.apply(
+                        &state,
+                        mv.seat,
+                        &mv.action,
+                        &mut GameRng::for_step(&seed, step as u64),
+                    ) {
+                        Ok(t) => {
+                            if t.completes_step {
+                                step += 1;
+                            }
+                            rounds.extend(t.rounds.iter().map(|r| {
+                                BundleRound {
+                                    round: r.round,
+                                    value: r.value,
+                                    outcome: r.outcome.clone(),
+                                    total_a: r.total_a,
+                                    total_b: r.total_b,
+                                    seats: r
+                                        .seats
+                                        .iter()
+                                        .map(|s| BundleSeat {
+                                            seat: s.seat,
+                                            card: s.card.clone(),
+                                            kind: s.kind.clone(),
+                                            stake: s.stake,
+                                            choice: s.choice.clone(),
+                                            delta: s.delta,
+                                        })
+                                        .collect(),
+                                }
+                            }));
+                            state = t.state;
+                        }
+                        Err(e) => {
+                            problems.push(format!("move {i} does not replay: {e:?}"));
+                            ok = false;
+                            break;
+                        }
+                    }
+                }
+                r.moves_replay = ok;
+                r.rounds_match = ok && rounds == b.rounds;
+                if ok && !r.rounds_match {
+                    problems.push("the replayed rounds differ from the bundle's".to_owned());
+                }
+                let replayed = match game.progress(&state) {
+                    Ok(Progress::Finished(o)) => Some(
+                        o.placings
+                            .iter()
+                            .map(|p| BundlePlacing {
+                                seat: p.seat,
+                                score: p.score,
+                                rank: p.rank,
+                            })
+                            .collect::<Vec<_>>(),
+                    ),
+                    _ => None,
+                };
+                r.result_matches = ok && replayed == b.result;
+                if ok && !r.result_matches {
+                    problems.push("the replayed result differs from the bundle's".to_owned());
+                }
+            }
+        }
+    }
+    r.valid = r.seed_matches_hash
+        && r.data_matches_hash
+        && r.moves_replay
+        && r.rounds_match
+        && r.result_matches;
+    r.problems = problems;
+    r
+}
+
+impl Service {
+    /// A match's replay bundle: complete once it is over; before that only public
+    /// parts, no seed and no position.
+    pub async fn export_match(&self, id: Uuid) -> Result<ReplayBundle, ApiError> {
+        let m = store::match_by_id(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let over = m.status == FINISHED || m.status == ABORTED;
+        let seats = store::seats_of(&self.db, id).await?;
+        let names = self.names(&self.db, &seats, None).await?;
+        let files = self
+            .data
+            .files_by_sha(&self.db, &m.data_sha256)
+            .await
+            .map_err(ApiError::internal)?;
+        let mut options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
+        if let (Some(o), Some(p)) = (options.as_object_mut(), m.position.as_deref()) {
+            let shown = if over {
+                serde_json::from_str(p).map_err(ApiError::internal)?
+            } else {
+                serde_json::json!({"redacted": true})
+            };
+            o.insert("position".into(), shown);
+        }
+        let mut moves = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store::moves_of(&self.db, id, after, 1000).await?;
+            let Some(last) = page.last() else { break };
+            after = Some(last.id);
+            for mv in &page {
+                let visible = over || mv.revealed;
+                let text = if visible {
+                    &mv.action
+                } else {
+                    mv.public_action.as_deref().unwrap_or("{}")
+                };
+                moves.push(BundleMove {
+                    step: mv.step,
+                    seat: mv.seat as usize,
+                    action: serde_json::from_str(text).map_err(ApiError::internal)?,
+                    sealed: !visible,
+                    created_at: mv.created_at,
+                });
+            }
+        }
+        let rounds = store::rounds_of(&self.db, id)
+            .await?
+            .into_iter()
+            .map(|r| BundleRound {
+                round: r.round.round as u32,
+                value: r.round.value,
+                outcome: r.round.outcome,
+                total_a: r.round.total_a,
+                total_b: r.round.total_b,
+                seats: r
+                    .seats
+                    .into_iter()
+                    .map(|s| BundleSeat {
+                        seat: s.seat as usize,
+                        card: s.card,
+                        kind: s.kind,
+                        stake: s.stake,
+                        choice: s.choice,
+                        delta: s.delta,
+                    })
+                    .collect(),
+            })
+            .collect();
+        let result = match (m.status == FINISHED, &m.state) {
+            (true, Some(state)) => {
+                let game = self.game_of(&m.game)?;
+                let state: Value = serde_json::from_str(state).map_err(ApiError::internal)?;
+                match game.progress(&state)? {
+                    Progress::Finished(o) => Some(
+                        o.placings
+                            .iter()
+                            .map(|p| BundlePlacing {
+                                seat: p.seat,
+                                score: p.score,
+                                rank: p.rank,
+                            })
+                            .collect(),
+                    ),
+                    Progress::Active(_) => None,
+                }
+            }
+            _ => None,
+        };
+        Ok(ReplayBundle {
+            match_id: m.id,
+            game: m.game.clone(),
+            status: m.status.clone(),
+            engine_version: m.engine_version.clone(),
+            data: files,
+            data_sha256: m.data_sha256.clone(),
+            options,
+            seats: m.seat_count as usize,
+            players: seats
+                .iter()
+                .map(|s| BundlePlayer {
+                    seat: s.seat as usize,
+                    id: s.player_id,
+                    name: names.get(&s.player_id).cloned().unwrap_or_default(),
+                })
+                .collect(),
+            seed_sha256: m.seed_sha256.clone(),
+            seed: if over {
+                Some(seed_of(&m)?.iter().map(|b| format!("{b:02x}")).collect())
+            } else {
+                None
+            },
+            moves,
+            rounds,
+            result,
+        })
+    }
+
+    pub fn verify_bundle(&self, bundle: &ReplayBundle) -> VerifyReport {
+        verify(&self.games, bundle)
+    }
+}

@@ -1,0 +1,123 @@
+//! Export bundles verify; tampered ones do not.
+
+use serde_json::{Value, json};
+
+use crate::helpers::spawn_app;
+
+async fn verify(app: &crate::helpers::TestApp, bundle: &Value) -> Value {
+    app.post("/api/v1/replays/verify", None, bundle)
+        .await
+        .expect(200)
+}
+
+#[tokio::test]
+async fn exported_games_of_every_game_verify_and_tampered_bundles_fail() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let mut bundles = Vec::new();
+    for (game, options) in [
+        ("malacca", json!({"ships": [8, 5, 11]})),
+        (
+            "malacca",
+            json!({"stakes": "sealed", "characters": true, "equipment": true, "ships": [8, 5]}),
+        ),
+        ("heretics", json!({})),
+        ("cairo", json!({"mode": "simulated"})),
+    ] {
+        let id = app.started_match(&players, game, options).await;
+        // Mid-match: public parts only, no seed, and it cannot verify yet.
+        let early = app
+            .get(&format!("/api/v1/matches/{id}/export"), None)
+            .await
+            .expect(200);
+        assert_eq!(early["seed"], Value::Null);
+        app.play_to_end(&id, &players, 9).await;
+        let bundle = app
+            .get(&format!("/api/v1/matches/{id}/export"), None)
+            .await
+            .expect(200);
+        assert!(bundle["seed"].is_string());
+        let report = verify(&app, &bundle).await;
+        assert_eq!(report["valid"], true, "{game}: {report}");
+        bundles.push(bundle);
+    }
+    let early_report = {
+        let id = app.started_match(&players, "malacca", json!({})).await;
+        let early = app
+            .get(&format!("/api/v1/matches/{id}/export"), None)
+            .await
+            .expect(200);
+        verify(&app, &early).await
+    };
+    assert_eq!(early_report["valid"], false);
+
+    let bundle = &bundles[0];
+    // A different move.
+    let mut moved = bundle.clone();
+    let stake = moved["moves"][0]["action"]["stake"].as_i64().unwrap_or(0);
+    moved["moves"][0]["action"]["stake"] = json!(if stake == 0 { 1 } else { 0 });
+    let r = verify(&app, &moved).await;
+    assert_eq!(r["valid"], false);
+    // Another seed.
+    let mut reseeded = bundle.clone();
+    reseeded["seed"] = json!("00".repeat(32));
+    let r = verify(&app, &reseeded).await;
+    assert_eq!(r["seed_matches_hash"], false);
+    assert_eq!(r["valid"], false);
+    // Another result.
+    let mut rescored = bundle.clone();
+    rescored["result"][0]["score"] = json!(999);
+    let r = verify(&app, &rescored).await;
+    assert_eq!(r["result_matches"], false);
+    assert_eq!(r["valid"], false);
+    // Other component data.
+    let mut redata = bundle.clone();
+    if let Some(files) = redata["data"].as_object_mut()
+        && let Some((_, v)) = files.iter_mut().next()
+    {
+        *v = json!(format!("{} ", v.as_str().unwrap_or("")));
+    }
+    let r = verify(&app, &redata).await;
+    assert_eq!(r["data_matches_hash"], false);
+
+    // The command line agrees.
+    let dir = tempfile::tempdir().expect("dir");
+    let good = dir.path().join("good.json");
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&good, bundle.to_string()).expect("write");
+    std::fs::write(&bad, rescored.to_string()).expect("write");
+    let run = |p: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"))
+            .arg("verify")
+            .arg(p)
+            .output()
+            .expect("run verify")
+            .status
+            .success()
+    };
+    assert!(run(&good));
+    assert!(!run(&bad));
+}
+
+#[tokio::test]
+async fn verification_is_rate_limited_with_headers() {
+    let app = spawn_app().await;
+    let junk = json!({
+        "match_id": uuid::Uuid::nil(), "game": "malacca", "status": "finished", "engine_version": "x",
+        "data": {}, "data_sha256": "", "options": {}, "seats": 2, "players": [], "seed_sha256": "",
+        "seed": null, "moves": [], "rounds": [], "result": null
+    });
+    let mut limited = None;
+    for _ in 0..40 {
+        let r = app.post("/api/v1/replays/verify", None, &junk).await;
+        if r.status.as_u16() == 429 {
+            limited = Some(r);
+            break;
+        }
+        assert_eq!(r.status.as_u16(), 200);
+        assert!(r.headers.contains_key("ratelimit-remaining"));
+    }
+    let r = limited.expect("the limit is met within 40 calls");
+    r.problem(429, "rate_limited");
+    assert!(r.headers.contains_key("retry-after"));
+}
