@@ -107,7 +107,7 @@ pub struct VerifyReport {
 pub const MAX_BUNDLE_MOVES: usize = 10_000;
 
 fn hex_decode(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())
