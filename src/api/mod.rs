@@ -1,6 +1,7 @@
 //! HTTP handlers: parse, authenticate, call one service function, answer.
 
 mod auth;
+mod exports;
 mod games;
 mod health;
 mod matches;
@@ -31,6 +32,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(stats::get_game_stats)
                 .service(replays::export_match)
                 .service(replays::verify_replay)
+                .service(exports::export_matches)
                 .service(auth::create_token)
                 .service(games::list_games)
                 .service(games::get_game)

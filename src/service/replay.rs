@@ -381,6 +381,53 @@ impl Service {
         })
     }
 
+    /// Bundles of finished matches as NDJSON, and the cursor of the next batch.
+    pub async fn export_finished(
+        &self,
+        game: Option<String>,
+        since: Option<chrono::DateTime<chrono::Utc>>,
+        until: Option<chrono::DateTime<chrono::Utc>>,
+        limit: Option<u64>,
+        cursor: Option<String>,
+    ) -> Result<(String, Option<String>), ApiError> {
+        let limit = match limit {
+            None => 100,
+            Some(l) if (1..=1000).contains(&l) => l,
+            Some(_) => {
+                return Err(ApiError::bad_request(
+                    "invalid_limit",
+                    "limit must be between 1 and 1000.",
+                ));
+            }
+        };
+        let after = match cursor {
+            Some(c) => Some(super::decode_cursor(&c)?.parse::<Uuid>().map_err(|_| {
+                ApiError::bad_request(
+                    "invalid_cursor",
+                    "The cursor is not one this server issued.",
+                )
+            })?),
+            None => None,
+        };
+        let mut ids =
+            store::finished_matches(&self.db, game.as_deref(), since, until, after, limit + 1)
+                .await?;
+        let more = ids.len() as u64 > limit;
+        ids.truncate(limit as usize);
+        let mut out = String::new();
+        for id in &ids {
+            let bundle = self.export_match(*id).await?;
+            out.push_str(&serde_json::to_string(&bundle).map_err(ApiError::internal)?);
+            out.push('\n');
+        }
+        let next = if more {
+            ids.last().map(|id| super::encode_cursor(&id.to_string()))
+        } else {
+            None
+        };
+        Ok((out, next))
+    }
+
     pub fn verify_bundle(&self, bundle: &ReplayBundle) -> VerifyReport {
         verify(&self.games, bundle)
     }

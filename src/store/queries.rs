@@ -584,3 +584,35 @@ pub async fn rating_history_of(
         .all(db)
         .await
 }
+
+/// Finished matches of a game in id order (ids are time-ordered), for bulk export.
+pub async fn finished_matches(
+    db: &impl ConnectionTrait,
+    game: Option<&str>,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    after: Option<Uuid>,
+    limit: u64,
+) -> Result<Vec<Uuid>, DbErr> {
+    let mut q = matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(matches::Column::Status.eq("finished"));
+    if let Some(g) = game {
+        q = q.filter(matches::Column::Game.eq(g));
+    }
+    if let Some(s) = since {
+        q = q.filter(matches::Column::FinishedAt.gte(s));
+    }
+    if let Some(u) = until {
+        q = q.filter(matches::Column::FinishedAt.lt(u));
+    }
+    if let Some(a) = after {
+        q = q.filter(matches::Column::Id.gt(a));
+    }
+    q.order_by_asc(matches::Column::Id)
+        .limit(limit)
+        .into_tuple::<Uuid>()
+        .all(db)
+        .await
+}

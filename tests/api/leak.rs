@@ -52,6 +52,10 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/leaderboards/malacca?min_games=0".to_owned()],
     );
     f.insert(
+        "/api/v1/exports/matches",
+        vec!["/api/v1/exports/matches".to_owned()],
+    );
+    f.insert(
         "/api/v1/matches/{id}/export",
         vec![format!("/api/v1/matches/{id}/export")],
     );

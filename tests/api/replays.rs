@@ -121,3 +121,58 @@ async fn verification_is_rate_limited_with_headers() {
     r.problem(429, "rate_limited");
     assert!(r.headers.contains_key("retry-after"));
 }
+
+#[tokio::test]
+async fn bulk_export_streams_finished_matches_as_ndjson_resumable_by_cursor() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let id = app
+            .started_match(&players, "malacca", json!({"ships": [4]}))
+            .await;
+        app.play_to_end(&id, &players, 3).await;
+        ids.push(id);
+    }
+    app.started_match(&players, "malacca", json!({})).await; // active: not exported
+    let first = app
+        .get("/api/v1/exports/matches?game=malacca&limit=2", None)
+        .await;
+    assert_eq!(first.status.as_u16(), 200);
+    assert_eq!(first.content_type, "application/x-ndjson");
+    let lines: Vec<Value> = first
+        .text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let cursor = first.headers["next-cursor"]
+        .to_str()
+        .expect("cursor")
+        .to_owned();
+    let rest = app
+        .get(
+            &format!("/api/v1/exports/matches?game=malacca&limit=2&cursor={cursor}"),
+            None,
+        )
+        .await;
+    let more: Vec<Value> = rest
+        .text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(more.len(), 1);
+    assert!(!rest.headers.contains_key("next-cursor"));
+    let exported: Vec<String> = lines
+        .iter()
+        .chain(&more)
+        .map(|b| b["match_id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(exported, ids, "oldest first, each once");
+    for b in lines.iter().chain(&more) {
+        assert_eq!(verify(&app, b).await["valid"], true);
+    }
+    app.get("/api/v1/exports/matches?limit=0", None)
+        .await
+        .problem(400, "invalid_limit");
+}
