@@ -8,6 +8,7 @@ pub mod games;
 pub mod metrics;
 pub mod openapi;
 pub mod service;
+pub mod simulate;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

@@ -1,6 +1,7 @@
 //! `sealed-orders` serves the API; `sealed-orders migrate` runs the migrations
 //! alone; `sealed-orders openapi` prints the OpenAPI document; `sealed-orders
-//! verify BUNDLE.json` replays an exported match and exits 0 only when it
+//! simulate --game malacca --matches N --players 2-8` plays random matches into
+//! the database; `sealed-orders verify BUNDLE.json` replays an exported match and exits 0 only when it
 //! verifies; `sealed-orders healthcheck` asks a local server's `/readyz` (for container healthchecks, where
 //! no curl is installed).
 
@@ -18,6 +19,19 @@ async fn main() -> anyhow::Result<()> {
         }
         Some("healthcheck") => healthcheck(),
         Some("verify") => verify(std::env::args().nth(2)),
+        Some("simulate") => {
+            let settings = Settings::from_env()?;
+            telemetry::init(&settings.log_format, "warn,sealed_orders::simulate=info");
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            let args = sealed_orders::simulate::SimulateArgs::parse(&args)?;
+            let (count, started) = (args.matches, std::time::Instant::now());
+            let moves = sealed_orders::simulate::run(settings, args).await?;
+            println!(
+                "simulated {count} matches, {moves} moves, in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
         Some("migrate") => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
@@ -35,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command {other:?}; use serve (default), migrate, openapi, verify or healthcheck"
+                "unknown command {other:?}; use serve (default), migrate, openapi, verify, simulate or healthcheck"
             )
         }
     }

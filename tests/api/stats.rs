@@ -159,3 +159,53 @@ async fn player_and_game_statistics_match_a_round_worked_by_hand() {
         .await
         .problem(400, "invalid_include");
 }
+
+#[tokio::test]
+async fn simulated_matches_are_counted_by_the_statistics() {
+    let (app, process) = crate::helpers::spawn_process(&[]).await;
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"))
+        .args([
+            "simulate",
+            "--game",
+            "malacca",
+            "--matches",
+            "3",
+            "--players",
+            "2-3",
+        ])
+        .env("DATABASE_URL", &app.settings.database_url)
+        .env("JWT_SECRET", "test-secret-test-secret-test-secret!")
+        .envs(
+            app.settings
+                .database_schema
+                .as_ref()
+                .map(|s| ("DATABASE_SCHEMA", s.clone())),
+        )
+        .output()
+        .expect("run simulate");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let gs = app
+        .get("/api/v1/games/malacca/stats", None)
+        .await
+        .expect(200);
+    let total: i64 = gs["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .map(|m| m["matches"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(total, 3);
+    let board = app
+        .get("/api/v1/leaderboards/malacca", None)
+        .await
+        .expect(200);
+    assert!(
+        !board["items"].as_array().expect("items").is_empty(),
+        "simulated matches are rated"
+    );
+    drop(process);
+}
