@@ -7,6 +7,7 @@ mod helpers;
 mod errors;
 mod games;
 mod leak;
+mod malacca;
 mod matches;
 mod migrations;
 mod observability;
