@@ -13,6 +13,10 @@ mod rules;
 mod view;
 
 #[cfg(test)]
+mod examples;
+#[cfg(test)]
+mod properties;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
