@@ -26,7 +26,7 @@ fn specials_in_play(s: &State) -> usize {
 }
 
 fn equipment_total(s: &State) -> i64 {
-    let v = serde_json::to_value(&s.equipment_supply).unwrap_or(Value::Null);
+    let v = serde_json::to_value(s.equipment_supply).unwrap_or(Value::Null);
     let sum = |v: &Value| -> i64 {
         v.as_object()
             .map_or(0, |o| o.values().filter_map(Value::as_i64).sum())
@@ -34,7 +34,7 @@ fn equipment_total(s: &State) -> i64 {
     sum(&v)
         + s.players
             .iter()
-            .map(|p| sum(&serde_json::to_value(&p.equipment).unwrap_or(Value::Null)))
+            .map(|p| sum(&serde_json::to_value(p.equipment).unwrap_or(Value::Null)))
             .sum::<i64>()
 }
 
