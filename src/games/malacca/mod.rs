@@ -600,4 +600,27 @@ impl Game for Malacca {
     fn null_move(state: &State, seat: Seat) -> Option<Action> {
         state.null_move(seat)
     }
+
+    fn variant(_seats: usize, options: &MalaccaOptions) -> String {
+        let mut label = match options.stakes {
+            Stakes::OpenSequential => "open_sequential",
+            Stakes::Sealed => "sealed",
+        }
+        .to_owned();
+        if options.characters {
+            label.push_str("+characters");
+        }
+        if options.equipment {
+            label.push_str("+equipment");
+        }
+        label
+    }
+
+    fn roles(state: &State) -> Vec<Option<String>> {
+        state
+            .players
+            .iter()
+            .map(|p| p.character.map(|c| c.id().to_owned()))
+            .collect()
+    }
 }
