@@ -23,6 +23,7 @@ async fn exported_games_of_every_game_verify_and_tampered_bundles_fail() {
         ),
         ("heretics", json!({})),
         ("cairo", json!({"mode": "simulated"})),
+        ("cairo", json!({"mode": "reported"})),
     ] {
         let id = app.started_match(&players, game, options).await;
         // Mid-match: public parts only, no seed, and it cannot verify yet.
@@ -41,6 +42,17 @@ async fn exported_games_of_every_game_verify_and_tampered_bundles_fail() {
         assert_eq!(report["valid"], true, "{game}: {report}");
         bundles.push(bundle);
     }
+    // Kontor takes 2 or 4 seats.
+    let id = app
+        .started_match(&players[..2], "kontor", json!({"variant": "duel"}))
+        .await;
+    app.play_to_end(&id, &players[..2], 9).await;
+    let kontor = app
+        .get(&format!("/api/v1/matches/{id}/export"), None)
+        .await
+        .expect(200);
+    assert_eq!(verify(&app, &kontor).await["valid"], true);
+
     let early_report = {
         let id = app.started_match(&players, "malacca", json!({})).await;
         let early = app
