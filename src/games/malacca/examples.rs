@@ -416,3 +416,97 @@ fn example_16_a_two_player_tragic_hero() {
     assert_eq!(specials(&s, 0), ["trade2"]);
     assert_eq!(deck(&s), json!(["attack2"]));
 }
+
+/// Rules §8.2 and example 14's note: two `better_attack` cards on a captured ship pay +6.
+#[test]
+fn better_attack_bonuses_stack_on_a_capture() {
+    let mut position = pos(0, 5, &[5, 5], json!([]), &[]);
+    position["players"][0]["equipment"] =
+        json!({"better_attack": 2, "better_defense": 0, "better_trade": 0});
+    position["equipment_supply"] =
+        json!({"better_attack": 2, "better_defense": 4, "better_trade": 4});
+    let s = play(
+        json!({"equipment": true}),
+        position,
+        &[
+            (0, json!({"type": "pass"})),
+            (1, json!({"type": "pass"})),
+            (0, bet("attack", 1)),
+            (1, bet("trade", 2)),
+        ],
+    );
+    // Seat 0: stake back, loot 5 + 2 = 7, and 2 × 3 from its equipment.
+    assert_eq!(coins(&s), [5 + 7 + 6, 3]);
+}
+
+/// D26, `captain_only` (ET): only the round's captain is asked to buy.
+#[test]
+fn captain_only_purchase_asks_the_captain_alone() {
+    let mut position = pos(1, 5, &[9, 9, 9], json!([]), &[]);
+    position["equipment_supply"] =
+        json!({"better_attack": 4, "better_defense": 4, "better_trade": 4});
+    let s = play(
+        json!({"equipment": true, "equipment_purchase": "captain_only"}),
+        position,
+        &[(1, json!({"type": "buy", "kind": "better_defense"}))],
+    );
+    match Malacca::progress(&s) {
+        Progress::Active(p) => {
+            assert_eq!(
+                p.kind, "bet",
+                "after the captain's purchase, betting starts"
+            );
+            assert_eq!(p.awaiting, [1]);
+        }
+        Progress::Finished(_) => panic!("the game is not over"),
+    }
+    assert_eq!(coins(&s), [9, 4, 9]);
+}
+
+/// D27: `better_trade` pays nothing on a zero stake; D21: Zheng He's bonus does.
+#[test]
+fn better_trade_needs_a_stake_but_zheng_he_does_not() {
+    let mut position = with_characters(
+        pos(0, 5, &[0, 5], json!([]), &[]),
+        &["zheng_he", "rodrigo_orgonez"],
+    );
+    position["players"][0]["equipment"] =
+        json!({"better_attack": 0, "better_defense": 0, "better_trade": 1});
+    position["equipment_supply"] =
+        json!({"better_attack": 4, "better_defense": 4, "better_trade": 3});
+    let s = play(
+        json!({"equipment": true, "characters": true}),
+        position,
+        &[
+            (0, json!({"type": "pass"})),
+            (1, json!({"type": "pass"})),
+            (0, bet("trade", 0)),
+            (1, bet("trade", 1)),
+        ],
+    );
+    // Seat 0 had 0 coins: deck scrubbing 2 + Zheng He 3, no better_trade.
+    assert_eq!(coins(&s), [5, 6]);
+}
+
+/// D37: a tragic-hero Sayyida draws two and keeps one.
+#[test]
+fn a_tragic_hero_sayyida_draws_two_and_keeps_one() {
+    let position = with_characters(
+        pos(0, 6, &[5, 5, 5], json!(["trade2", "defense2"]), &[]),
+        &["ingrid_hammar", "rodrigo_orgonez", "sayyida_al_hurra"],
+    );
+    let s = play(
+        json!({"characters": true}),
+        position,
+        &[
+            (0, bet("attack", 0)),
+            (1, bet("attack", 0)),
+            (2, bet("defense", 1)),
+            (2, json!({"type": "keep", "card": "trade2"})),
+        ],
+    );
+    assert_eq!(specials(&s, 2), ["trade2"]);
+    assert_eq!(deck(&s), json!(["defense2"]));
+    // Loot 6 + 1 = 7 split 4/3 from captain 0; Ingrid +3.
+    assert_eq!(coins(&s), [5 + 4 + 3, 5 + 3, 4]);
+}
