@@ -28,6 +28,8 @@ pub struct Settings {
     pub max_connections: Option<u32>,
     /// `json` or `pretty`.
     pub log_format: String,
+    /// How often each replica looks for expired deadlines.
+    pub deadline_poll_ms: u64,
 }
 
 /// The SQLite file used when `DATABASE_URL` is unset: in the working directory.
@@ -57,6 +59,12 @@ impl Settings {
             ),
             None => None,
         };
+        let deadline_poll_ms = match var("DEADLINE_POLL_MS") {
+            Some(n) => n
+                .parse()
+                .map_err(|_| anyhow::anyhow!("DEADLINE_POLL_MS must be a whole number"))?,
+            None => 500,
+        };
         let settings = Self {
             database_url,
             database_schema: var("DATABASE_SCHEMA"),
@@ -67,6 +75,7 @@ impl Settings {
             data_dir: var("DATA_DIR").map(PathBuf::from),
             max_connections,
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
+            deadline_poll_ms,
         };
         settings.check()?;
         Ok(settings)

@@ -139,6 +139,18 @@ impl Application {
         let metrics = web::Data::from(metrics);
         let limiter = web::Data::new(crate::api::replays::VerifyLimiter::default());
 
+        // Every replica polls; each expired deadline is handled once (rows are
+        // claimed with SKIP LOCKED and re-checked under the lock).
+        let poller = service.clone();
+        let every = std::time::Duration::from_millis(settings.deadline_poll_ms.max(10));
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                if let Err(e) = poller.expire_deadlines().await {
+                    tracing::warn!(error = %e, "deadline poll failed");
+                }
+            }
+        });
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {

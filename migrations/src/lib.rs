@@ -11,6 +11,7 @@ mod m20261122_000005_create_game_data_and_settings;
 mod m20261122_000006_add_idempotency_key;
 mod m20261122_000007_create_ratings;
 mod m20261122_000008_add_variant_and_role;
+mod m20261122_000009_add_deadline;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000006_add_idempotency_key::Migration),
             Box::new(m20261122_000007_create_ratings::Migration),
             Box::new(m20261122_000008_add_variant_and_role::Migration),
+            Box::new(m20261122_000009_add_deadline::Migration),
         ]
     }
 }

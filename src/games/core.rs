@@ -293,6 +293,12 @@ pub trait Game: 'static {
     fn public_part(state: &Self::State, seat: Seat, action: &Self::Action) -> Option<Value>;
     /// What an absent seat plays.
     fn null_move(state: &Self::State, seat: Seat) -> Option<Self::Action>;
+    /// Seconds the game's own rules allow for the current step, after which
+    /// the awaited seats play their null moves (Cairo: `report_confirm_seconds`).
+    fn step_time_limit(state: &Self::State) -> Option<u64> {
+        let _ = state;
+        None
+    }
     /// A short label of the rules variant a match plays, for statistics.
     fn variant(seats: usize, options: &Self::Options) -> String {
         let _ = (seats, options);
@@ -381,6 +387,7 @@ pub trait DynGame: Send + Sync {
     ) -> Result<Option<Value>, DynError>;
     fn null_move(&self, state: &Value, seat: Seat) -> Result<Option<Value>, DynError>;
     fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError>;
+    fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError>;
     fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError>;
 }
 
@@ -536,5 +543,8 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError> {
         Ok(G::roles(&Self::state(state)?))
+    }
+    fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError> {
+        Ok(G::step_time_limit(&Self::state(state)?))
     }
 }

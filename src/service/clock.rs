@@ -32,6 +32,13 @@ impl ManualClock {
     }
 }
 
+impl ManualClock {
+    /// The clock's time (for tests, which hold the concrete type).
+    pub fn now_utc(&self) -> DateTime<Utc> {
+        self.now()
+    }
+}
+
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         self.0

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use super::models::{
-    MatchPage, MatchResponse, MatchSummary, PlacingResponse, PlayerRef, PromptResponse,
+    Deadline, MatchPage, MatchResponse, MatchSummary, PlacingResponse, PlayerRef, PromptResponse,
     SeatResponse,
 };
 use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
@@ -165,6 +165,7 @@ impl Service {
             finished_at: None,
             updated_at: now,
             variant,
+            deadline_at: None,
         };
         let id = row.id;
         with_retry!(async {
@@ -403,6 +404,9 @@ impl Service {
             let roles = game.roles(&state)?;
             super::moves::finish(tx, &mut m, &outcome, &roles, now).await?;
         }
+        m.deadline_at = game
+            .step_time_limit(&state)?
+            .map(|secs| now + chrono::Duration::seconds(secs as i64));
         m.state = Some(state.to_string());
         Ok(m)
     }
@@ -482,9 +486,17 @@ impl Service {
                         round: p.round,
                         kind: p.kind,
                         sealed: p.sealed,
-                        awaiting: p.awaiting,
+                        awaiting: p.awaiting.clone(),
                         your_turn,
-                        deadlines: Vec::new(),
+                        deadlines: m
+                            .deadline_at
+                            .map(|at| {
+                                p.awaiting
+                                    .iter()
+                                    .map(|seat| Deadline { seat: *seat, at })
+                                    .collect()
+                            })
+                            .unwrap_or_default(),
                         legal,
                     });
                 }

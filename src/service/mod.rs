@@ -2,6 +2,7 @@
 
 pub mod clock;
 pub mod data;
+mod deadlines;
 mod matches;
 pub mod models;
 mod moves;

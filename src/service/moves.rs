@@ -253,11 +253,57 @@ impl Service {
             ));
         }
         let action = game.validate(&state, seat_u, &req.action)?;
-        let public = game.public_part(&state, seat_u, &action)?;
-        let seed = seed_of(&m)?;
+        let game_id = m.game.clone();
+        let row = self
+            .apply_locked(
+                &tx,
+                &mut m,
+                &seats,
+                &state,
+                seat_u,
+                Some(me.id),
+                action,
+                req.idempotency_key.clone(),
+            )
+            .await?;
+        store::update_match(&tx, m).await?;
+        tx.commit().await?;
+        self.count_move(&game_id, row.completes_step);
+        Ok(Submitted {
+            receipt: receipt(&row)?,
+            replay: false,
+        })
+    }
+
+    pub(super) fn count_move(&self, game: &str, completes_step: bool) {
+        self.metrics.moves_accepted.with_label_values(&[game]).inc();
+        if completes_step {
+            self.metrics.steps_resolved.with_label_values(&[game]).inc();
+        }
+    }
+
+    /// Stores and applies a validated move on a locked match: the move row, the
+    /// reveal, events, round records, the finish, the new state and deadline. The
+    /// caller writes the match row back and commits.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) async fn apply_locked(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        seats: &[match_seats::Model],
+        state: &Value,
+        seat: usize,
+        player: Option<Uuid>,
+        action: Value,
+        idempotency_key: Option<String>,
+    ) -> Result<moves::Model, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let id = m.id;
+        let public = game.public_part(state, seat, &action)?;
+        let seed = seed_of(m)?;
         let t = game.apply(
-            &state,
-            seat_u,
+            state,
+            seat,
             &action,
             &mut GameRng::for_step(&seed, m.step as u64),
         )?;
@@ -272,21 +318,21 @@ impl Service {
             id: 0,
             match_id: id,
             step,
-            seat,
-            player_id: Some(me.id),
+            seat: seat as i32,
+            player_id: player,
             action: action.to_string(),
             public_action: public.as_ref().map(|p| p.to_string()),
             revealed: public.is_none(),
             completes_step: t.completes_step,
             version_after: m.version,
             created_at: now,
-            idempotency_key: req.idempotency_key.clone(),
+            idempotency_key,
         };
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
-        store::insert_move(&tx, active).await?;
+        store::insert_move(tx, active).await?;
         if t.reveal {
-            store::reveal_moves(&tx, id).await?;
+            store::reveal_moves(tx, id).await?;
         }
         let event_rows = t
             .events
@@ -304,33 +350,22 @@ impl Service {
                 created_at: Set(now),
             })
             .collect();
-        store::insert_events(&tx, event_rows).await?;
+        store::insert_events(tx, event_rows).await?;
         for r in &t.rounds {
-            store::insert_round(&tx, round_rows(id, step, r, &seats, now)).await?;
+            store::insert_round(tx, round_rows(id, step, r, seats, now)).await?;
         }
         if let Progress::Finished(outcome) = game.progress(&t.state)? {
             let roles = game.roles(&t.state)?;
-            finish(&tx, &mut m, &outcome, &roles, now).await?;
-            store::reveal_moves(&tx, id).await?;
+            finish(tx, m, &outcome, &roles, now).await?;
+            store::reveal_moves(tx, id).await?;
+            m.deadline_at = None;
+        } else if t.completes_step {
+            m.deadline_at = game
+                .step_time_limit(&t.state)?
+                .map(|secs| now + chrono::Duration::seconds(secs as i64));
         }
         m.state = Some(t.state.to_string());
-        let game_id = m.game.clone();
-        store::update_match(&tx, m).await?;
-        tx.commit().await?;
-        self.metrics
-            .moves_accepted
-            .with_label_values(&[game_id.as_str()])
-            .inc();
-        if row.completes_step {
-            self.metrics
-                .steps_resolved
-                .with_label_values(&[game_id.as_str()])
-                .inc();
-        }
-        Ok(Submitted {
-            receipt: receipt(&row)?,
-            replay: false,
-        })
+        Ok(row)
     }
 
     /// The caller's seat in a match, if any.

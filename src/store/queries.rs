@@ -80,6 +80,31 @@ pub async fn lock_match(
     }
 }
 
+/// Active matches whose deadline has passed, locked for this replica alone: on
+/// Postgres rows another replica holds are skipped (`FOR UPDATE SKIP LOCKED`); on
+/// SQLite the IMMEDIATE transaction already excludes everybody else.
+pub async fn lock_due_matches(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<matches::Model>, DbErr> {
+    let q = matches::Entity::find()
+        .filter(matches::Column::Status.eq("active"))
+        .filter(matches::Column::DeadlineAt.lte(now))
+        .order_by_asc(matches::Column::DeadlineAt)
+        .limit(limit);
+    if db.get_database_backend() == DbBackend::Postgres {
+        q.lock_with_behavior(
+            sea_orm::sea_query::LockType::Update,
+            sea_orm::sea_query::LockBehavior::SkipLocked,
+        )
+        .all(db)
+        .await
+    } else {
+        q.all(db).await
+    }
+}
+
 /// Writes back every column of a match row.
 pub async fn update_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
     let mut active = m.into_active_model();

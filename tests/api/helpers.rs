@@ -1,10 +1,11 @@
 use std::sync::Arc;
 
+use chrono::SubsecRound;
 use reqwest::{Method, StatusCode};
 use sealed_orders::config::Settings;
 use sealed_orders::games::legal;
 use sealed_orders::games::rng::GameRng;
-use sealed_orders::service::clock::SystemClock;
+use sealed_orders::service::clock::{Clock, ManualClock, SystemClock};
 use sealed_orders::startup::Application;
 use secrecy::SecretString;
 use serde_json::{Value, json};
@@ -62,6 +63,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         data_dir: None,
         max_connections: None,
         log_format: "pretty".into(),
+        deadline_poll_ms: 20,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()
@@ -94,11 +96,21 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
 pub struct DbGuardHandle(DbGuard);
 
 pub async fn spawn_app() -> TestApp {
+    spawn_app_with_clock(Arc::new(SystemClock)).await
+}
+
+/// A server whose clock the test moves.
+pub async fn spawn_app_with_manual_clock() -> (TestApp, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(chrono::Utc::now().trunc_subsecs(6)));
+    (spawn_app_with_clock(clock.clone()).await, clock)
+}
+
+async fn spawn_app_with_clock(clock: Arc<dyn Clock>) -> TestApp {
     if std::env::var("TEST_LOG").is_ok() {
         sealed_orders::telemetry::init("pretty", "debug");
     }
     let (settings, guard) = test_settings().await;
-    let app = Application::build_with_clock(settings.clone(), Arc::new(SystemClock))
+    let app = Application::build_with_clock(settings.clone(), clock)
         .await
         .expect("build the application");
     let address = format!("http://127.0.0.1:{}", app.port());

@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod deadlines;
 mod errors;
 mod games;
 mod leak;

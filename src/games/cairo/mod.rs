@@ -314,4 +314,13 @@ impl Game for Cairo {
             .and_then(|v| v.as_str().map(str::to_owned))
             .unwrap_or_else(|| "standard".to_owned())
     }
+
+    fn step_time_limit(state: &state::State) -> Option<u64> {
+        match rules::progress(state) {
+            Progress::Active(p) if p.kind == "confirm_report" => {
+                Some(u64::from(state.options.report_confirm_seconds))
+            }
+            _ => None,
+        }
+    }
 }

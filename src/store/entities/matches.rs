@@ -24,6 +24,7 @@ pub struct Model {
     pub finished_at: Option<ChronoDateTimeUtc>,
     pub updated_at: ChronoDateTimeUtc,
     pub variant: String,
+    pub deadline_at: Option<ChronoDateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
