@@ -25,6 +25,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
             scope::scope("/api/v1")
                 .service(players::create_player)
                 .service(players::get_me)
+                .service(players::get_my_turns)
                 .service(players::get_player)
                 .service(ratings::get_player_ratings)
                 .service(ratings::get_leaderboard)

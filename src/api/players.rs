@@ -66,3 +66,19 @@ pub async fn get_player(
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.player_by_name(&name).await?))
 }
+
+/// Every active match where you owe a move: soonest deadline first, then the
+/// longest owed.
+#[utoipa::path(tag = "players", operation_id = "get_my_turns",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Your turns.", body = crate::service::models::TurnsResponse),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/players/me/turns")]
+pub async fn get_my_turns(
+    service: web::Data<Service>,
+    me: AuthenticatedPlayer,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.my_turns(&me).await?))
+}

@@ -643,3 +643,54 @@ impl Service {
         Ok(MatchPage { items, next_cursor })
     }
 }
+
+impl Service {
+    /// Every active match in which `me` owes a move now.
+    pub async fn my_turns(
+        &self,
+        me: &AuthenticatedPlayer,
+    ) -> Result<super::models::TurnsResponse, ApiError> {
+        let filter = MatchFilter {
+            status: Some(ACTIVE.into()),
+            player_id: Some(me.id),
+            ..Default::default()
+        };
+        let rows = store::list_matches(&self.db, &filter, 1000).await?;
+        let seats = store::seats_of_matches(&self.db, rows.iter().map(|m| m.id).collect()).await?;
+        let mut items = Vec::new();
+        for m in &rows {
+            let Some(seat) = seats
+                .iter()
+                .find(|s| s.match_id == m.id && s.player_id == me.id)
+                .map(|s| s.seat as usize)
+            else {
+                continue;
+            };
+            let game = self.game_of(&m.game)?;
+            let Some(state) = state_of(m)? else { continue };
+            if let Progress::Active(p) = game.progress(&state)?
+                && p.awaiting.contains(&seat)
+            {
+                items.push(super::models::TurnResponse {
+                    match_id: m.id,
+                    game: m.game.clone(),
+                    your_seat: seat,
+                    step: m.step,
+                    kind: p.kind,
+                    sealed: p.sealed,
+                    deadline: m.deadline_at,
+                    owed_since: m.updated_at,
+                });
+            }
+        }
+        // Soonest deadline first (none last), then the longest owed.
+        items.sort_by(|a, b| {
+            (a.deadline.is_none(), a.deadline, a.owed_since).cmp(&(
+                b.deadline.is_none(),
+                b.deadline,
+                b.owed_since,
+            ))
+        });
+        Ok(super::models::TurnsResponse { items })
+    }
+}

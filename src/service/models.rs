@@ -440,3 +440,26 @@ pub struct GameStatsResponse {
     pub seat_offsets: Vec<WinGroup>,
     pub roles: Vec<WinGroup>,
 }
+
+/// A match in which the caller owes a move.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TurnResponse {
+    pub match_id: Uuid,
+    pub game: String,
+    pub your_seat: usize,
+    /// The step to submit.
+    pub step: i64,
+    /// The kind of decision owed.
+    pub kind: String,
+    pub sealed: bool,
+    /// When the move falls due, if the step has a deadline.
+    pub deadline: Option<DateTime<Utc>>,
+    /// When the match last changed (since then the move is owed).
+    pub owed_since: DateTime<Utc>,
+}
+
+/// Every match where the caller owes a move: soonest deadline first, then oldest.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TurnsResponse {
+    pub items: Vec<TurnResponse>,
+}

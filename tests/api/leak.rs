@@ -16,6 +16,10 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
     f.insert("/metrics", vec!["/metrics".to_owned()]);
     f.insert("/api/v1/players/me", vec!["/api/v1/players/me".to_owned()]);
     f.insert(
+        "/api/v1/players/me/turns",
+        vec!["/api/v1/players/me/turns".to_owned()],
+    );
+    f.insert(
         "/api/v1/players/{name}",
         vec![format!("/api/v1/players/{name}")],
     );

@@ -352,3 +352,56 @@ async fn the_catalogue_lists_malacca_with_its_seats_and_options() {
         .await
         .problem(404, "game_not_found");
 }
+
+#[tokio::test]
+async fn your_turns_lists_the_matches_where_you_owe_a_move() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let position = |captain: usize| {
+        json!({"round": 1, "captain": captain, "ships": [5], "special_deck": [],
+               "players": [{"coins": 5}, {"coins": 5}]})
+    };
+    let mine = app
+        .started_match(&players, "malacca", json!({"position": position(0)}))
+        .await;
+    let theirs = app
+        .started_match(&players, "malacca", json!({"position": position(1)}))
+        .await;
+    let sealed = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"stakes": "sealed", "ships": [5]}),
+        )
+        .await;
+    let turns = app
+        .get("/api/v1/players/me/turns", Some(&players[0].token))
+        .await
+        .expect(200);
+    let ids: Vec<&str> = turns["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|t| t["match_id"].as_str())
+        .collect();
+    assert!(ids.contains(&mine.as_str()) && ids.contains(&sealed.as_str()));
+    assert!(!ids.contains(&theirs.as_str()));
+    assert_eq!(turns["items"][0]["kind"], "bet");
+    // Once seat 0 has moved in the sealed match, it owes nothing there.
+    app.submit(
+        &sealed,
+        &players[0],
+        0,
+        json!({"type": "play", "card": "trade", "stake": 0}),
+    )
+    .await
+    .expect(200);
+    let turns = app
+        .get("/api/v1/players/me/turns", Some(&players[0].token))
+        .await
+        .expect(200);
+    assert_eq!(turns["items"].as_array().map(Vec::len), Some(1));
+    app.get("/api/v1/players/me/turns", None)
+        .await
+        .problem(401, "unauthorized");
+}
