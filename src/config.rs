@@ -28,7 +28,7 @@ pub struct Settings {
     pub max_connections: Option<u32>,
     /// `json` or `pretty`.
     pub log_format: String,
-    /// How often each replica looks for expired deadlines.
+    /// How often each replica looks for expired deadlines; 0 turns polling off.
     pub deadline_poll_ms: u64,
 }
 

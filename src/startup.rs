@@ -140,10 +140,14 @@ impl Application {
         let limiter = web::Data::new(crate::api::replays::VerifyLimiter::default());
 
         // Every replica polls; each expired deadline is handled once (rows are
-        // claimed with SKIP LOCKED and re-checked under the lock).
+        // claimed with SKIP LOCKED and re-checked under the lock). 0 turns it off.
         let poller = service.clone();
         let every = std::time::Duration::from_millis(settings.deadline_poll_ms.max(10));
+        let polling = settings.deadline_poll_ms > 0;
         tokio::spawn(async move {
+            if !polling {
+                return;
+            }
             loop {
                 tokio::time::sleep(every).await;
                 if let Err(e) = poller.expire_deadlines().await {

@@ -20,8 +20,12 @@ impl Drop for DbGuard {
     fn drop(&mut self) {
         if let DbGuard::Postgres { url, schema } = self {
             let (url, schema) = (url.clone(), schema.clone());
-            // Drop runs outside async; a short-lived runtime on its own thread drops the schema.
-            let _ = std::thread::spawn(move || {
+            // Drop runs outside async, on the test's runtime thread: a thread of its
+            // own drops the schema, and this waits a bounded time, because a task of
+            // the blocked runtime may hold a lock the DROP needs. A schema left
+            // behind is dropped by .ci/run (`test_%`).
+            let (done, wait) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
                 let rt = tokio::runtime::Builder::new_current_thread()
                     .enable_all()
                     .build();
@@ -29,6 +33,7 @@ impl Drop for DbGuard {
                     rt.block_on(async {
                         if let Ok(db) = sea_orm::Database::connect(url).await {
                             use sea_orm::ConnectionTrait;
+                            let _ = db.execute_unprepared("SET lock_timeout = '3s'").await;
                             let _ = db
                                 .execute_unprepared(&format!(
                                     "DROP SCHEMA IF EXISTS {schema} CASCADE"
@@ -37,8 +42,9 @@ impl Drop for DbGuard {
                         }
                     });
                 }
-            })
-            .join();
+                let _ = done.send(());
+            });
+            let _ = wait.recv_timeout(std::time::Duration::from_secs(5));
         }
     }
 }
@@ -63,7 +69,8 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         data_dir: None,
         max_connections: None,
         log_format: "pretty".into(),
-        deadline_poll_ms: 20,
+        // Off unless a test needs it: see spawn_app_with_manual_clock.
+        deadline_poll_ms: 0,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()
@@ -96,20 +103,21 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
 pub struct DbGuardHandle(DbGuard);
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with_clock(Arc::new(SystemClock)).await
+    spawn_app_with_clock(Arc::new(SystemClock), 0).await
 }
 
 /// A server whose clock the test moves.
 pub async fn spawn_app_with_manual_clock() -> (TestApp, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(chrono::Utc::now().trunc_subsecs(6)));
-    (spawn_app_with_clock(clock.clone()).await, clock)
+    (spawn_app_with_clock(clock.clone(), 20).await, clock)
 }
 
-async fn spawn_app_with_clock(clock: Arc<dyn Clock>) -> TestApp {
+async fn spawn_app_with_clock(clock: Arc<dyn Clock>, deadline_poll_ms: u64) -> TestApp {
     if std::env::var("TEST_LOG").is_ok() {
         sealed_orders::telemetry::init("pretty", "debug");
     }
-    let (settings, guard) = test_settings().await;
+    let (mut settings, guard) = test_settings().await;
+    settings.deadline_poll_ms = deadline_poll_ms;
     let app = Application::build_with_clock(settings.clone(), clock)
         .await
         .expect("build the application");
