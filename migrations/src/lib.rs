@@ -12,6 +12,7 @@ mod m20261122_000006_add_idempotency_key;
 mod m20261122_000007_create_ratings;
 mod m20261122_000008_add_variant_and_role;
 mod m20261122_000009_add_deadline;
+mod m20261122_000010_add_private_moves;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000007_create_ratings::Migration),
             Box::new(m20261122_000008_add_variant_and_role::Migration),
             Box::new(m20261122_000009_add_deadline::Migration),
+            Box::new(m20261122_000010_add_private_moves::Migration),
         ]
     }
 }

@@ -293,6 +293,12 @@ pub trait Game: 'static {
     fn public_part(state: &Self::State, seat: Seat, action: &Self::Action) -> Option<Value>;
     /// What an absent seat plays.
     fn null_move(state: &Self::State, seat: Seat) -> Option<Self::Action>;
+    /// Whether a move stays private to its author until the match ends, whatever
+    /// is revealed meanwhile (Malacca: the card Sayyida keeps).
+    fn private_until_end(state: &Self::State, seat: Seat, action: &Self::Action) -> bool {
+        let _ = (state, seat, action);
+        false
+    }
     /// Seconds the game's own rules allow for the current step, after which
     /// the awaited seats play their null moves (Cairo: `report_confirm_seconds`).
     fn step_time_limit(state: &Self::State) -> Option<u64> {
@@ -388,6 +394,12 @@ pub trait DynGame: Send + Sync {
     fn null_move(&self, state: &Value, seat: Seat) -> Result<Option<Value>, DynError>;
     fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError>;
     fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError>;
+    fn private_until_end(
+        &self,
+        state: &Value,
+        seat: Seat,
+        action: &Value,
+    ) -> Result<bool, DynError>;
     fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError>;
 }
 
@@ -546,5 +558,14 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError> {
         Ok(G::step_time_limit(&Self::state(state)?))
+    }
+    fn private_until_end(
+        &self,
+        state: &Value,
+        seat: Seat,
+        action: &Value,
+    ) -> Result<bool, DynError> {
+        let action: G::Action = parse_stored(action, "action")?;
+        Ok(G::private_until_end(&Self::state(state)?, seat, &action))
     }
 }

@@ -300,6 +300,7 @@ impl Service {
         let game = self.game_of(&m.game)?;
         let id = m.id;
         let public = game.public_part(state, seat, &action)?;
+        let private_until_end = game.private_until_end(state, seat, &action)?;
         let seed = seed_of(m)?;
         let t = game.apply(
             state,
@@ -327,12 +328,13 @@ impl Service {
             version_after: m.version,
             created_at: now,
             idempotency_key,
+            private_until_end,
         };
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
         store::insert_move(tx, active).await?;
         if t.reveal {
-            store::reveal_moves(tx, id).await?;
+            store::reveal_moves(tx, id, false).await?;
         }
         let event_rows = t
             .events
@@ -357,7 +359,7 @@ impl Service {
         if let Progress::Finished(outcome) = game.progress(&t.state)? {
             let roles = game.roles(&t.state)?;
             finish(tx, m, &outcome, &roles, now).await?;
-            store::reveal_moves(tx, id).await?;
+            store::reveal_moves(tx, id, true).await?;
             m.deadline_at = None;
         } else if t.completes_step {
             m.deadline_at = game

@@ -272,15 +272,21 @@ pub async fn insert_move(db: &impl ConnectionTrait, m: moves::ActiveModel) -> Re
         .map(|_| ())
 }
 
-/// Marks every stored move of a match public (a reveal).
-pub async fn reveal_moves(db: &impl ConnectionTrait, match_id: Uuid) -> Result<(), DbErr> {
-    moves::Entity::update_many()
+/// Marks the stored moves of a match public: at a reveal, all but those private
+/// until the end; when the match ends, all.
+pub async fn reveal_moves(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    match_over: bool,
+) -> Result<(), DbErr> {
+    let mut q = moves::Entity::update_many()
         .col_expr(moves::Column::Revealed, Expr::value(true))
         .filter(moves::Column::MatchId.eq(match_id))
-        .filter(moves::Column::Revealed.eq(false))
-        .exec(db)
-        .await
-        .map(|_| ())
+        .filter(moves::Column::Revealed.eq(false));
+    if !match_over {
+        q = q.filter(moves::Column::PrivateUntilEnd.eq(false));
+    }
+    q.exec(db).await.map(|_| ())
 }
 
 pub async fn moves_of(

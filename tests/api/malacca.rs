@@ -259,3 +259,97 @@ async fn characters_resolve_example_11_and_sayyidas_choice_stays_private() {
         "the card she put back, then the played card"
     );
 }
+
+/// The card Sayyida keeps is hers alone until the match ends, though the next
+/// round's reveal makes every bet public.
+#[tokio::test]
+async fn sayyidas_kept_card_stays_private_after_the_next_reveal() {
+    let app = spawn_app().await;
+    let players = app.players(4).await;
+    let position = json!({
+        "round": 1, "captain": 0, "ships": [9, 5, 5],
+        "special_deck": ["attack2", "trade2", "defense2"],
+        "players": [
+            {"coins": 7, "character": "henry_morgan"},
+            {"coins": 6, "character": "ingrid_hammar"},
+            {"coins": 3, "character": "pierre_le_picard"},
+            {"coins": 5, "character": "sayyida_al_hurra", "specials": ["wait_defense_trade"]}
+        ]
+    });
+    let id = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"characters": true, "position": position}),
+        )
+        .await;
+    let bet = |card: &str, stake: i64| json!({"type": "play", "card": card, "stake": stake});
+    act(&app, &id, &players, "bet", 0, bet("defense", 1)).await;
+    act(&app, &id, &players, "bet", 1, bet("attack", 2)).await;
+    act(&app, &id, &players, "bet", 2, bet("attack", 0)).await;
+    act(&app, &id, &players, "bet", 3, bet("wait_defense_trade", 0)).await;
+    act(
+        &app,
+        &id,
+        &players,
+        "waiting_choice",
+        3,
+        json!({"type": "choose", "kind": "defense"}),
+    )
+    .await;
+    act(
+        &app,
+        &id,
+        &players,
+        "sayyida_keep",
+        3,
+        json!({"type": "keep", "card": "defense2"}),
+    )
+    .await;
+    for seat in [1, 2, 3, 0] {
+        act(&app, &id, &players, "bet", seat, bet("trade", 0)).await;
+    }
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["status"], "active");
+    assert_eq!(m["view"]["round"], 3);
+    for (who, reader) in [("seat 0", Some(&players[0])), ("a spectator", None)] {
+        let moves = app
+            .get(
+                &format!("/api/v1/matches/{id}/moves?limit=200"),
+                reader.map(|p| p.token.as_str()),
+            )
+            .await
+            .expect(200);
+        let keep = moves["items"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|mv| mv["action"]["type"] == "keep")
+            .expect("the keep move is listed")
+            .clone();
+        assert_eq!(keep["sealed"], true, "{who}");
+        assert!(
+            !moves.to_string().contains("defense2"),
+            "{who} sees the kept card"
+        );
+        let export = app
+            .get(
+                &format!("/api/v1/matches/{id}/export"),
+                reader.map(|p| p.token.as_str()),
+            )
+            .await
+            .expect(200);
+        assert!(
+            !export["moves"].to_string().contains("defense2"),
+            "{who} sees it in the export"
+        );
+    }
+    let own = app
+        .get(
+            &format!("/api/v1/matches/{id}/moves?limit=200"),
+            Some(&players[3].token),
+        )
+        .await
+        .expect(200);
+    assert!(own.to_string().contains("defense2"), "its author sees it");
+}

@@ -17,6 +17,8 @@ mod examples;
 #[cfg(test)]
 mod properties;
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
@@ -261,7 +263,7 @@ pub enum Action {
     /// Equipment purchase: buy one card of this kind.
     Buy { kind: EquipmentKind },
     /// Equipment purchase: buy nothing this round.
-    Pass,
+    Pass {},
     /// Sayyida al Hurra: the drawn card she keeps.
     Keep { card: Card },
 }
@@ -593,7 +595,7 @@ impl Game for Malacca {
                 Stakes::Sealed => json!({"type": "play"}),
             }),
             Action::Keep { .. } => Some(json!({"type": "keep"})),
-            Action::Choose { .. } | Action::Buy { .. } | Action::Pass => None,
+            Action::Choose { .. } | Action::Buy { .. } | Action::Pass {} => None,
         }
     }
 
@@ -622,5 +624,10 @@ impl Game for Malacca {
             .iter()
             .map(|p| p.character.map(|c| c.id().to_owned()))
             .collect()
+    }
+
+    /// The card Sayyida keeps is hers alone until the match ends (rules §2.3).
+    fn private_until_end(_state: &State, _seat: Seat, action: &Action) -> bool {
+        matches!(action, Action::Keep { .. })
     }
 }

@@ -600,7 +600,7 @@ impl State {
             )));
         }
         match (&self.phase, action) {
-            (Phase::EquipmentPurchase { .. }, Action::Pass) => Ok(()),
+            (Phase::EquipmentPurchase { .. }, Action::Pass {}) => Ok(()),
             (Phase::EquipmentPurchase { .. }, Action::Buy { kind }) => {
                 let cost = self.rules.equipment(*kind).map_or(0, |e| e.cost);
                 if self.equipment_supply.get(*kind) == 0 {
@@ -666,7 +666,7 @@ impl State {
                     Action::Play { .. } => "play a card",
                     Action::Choose { .. } => "choose a kind for a waiting card",
                     Action::Buy { .. } => "buy equipment",
-                    Action::Pass => "pass",
+                    Action::Pass {} => "pass",
                     Action::Keep { .. } => "keep a drawn card",
                 };
                 Err(RuleError::illegal(format!(
@@ -684,7 +684,7 @@ impl State {
         }
         let p = self.players.get(seat)?;
         match &self.phase {
-            Phase::EquipmentPurchase { .. } => Some(Action::Pass),
+            Phase::EquipmentPurchase { .. } => Some(Action::Pass {}),
             Phase::Bet { .. } => {
                 let card = if p.hand.contains(&Card::Trade) {
                     Card::Trade
@@ -717,7 +717,7 @@ impl State {
         let mut out = Out::default();
         let mut completes_step = true;
         match *action {
-            Action::Pass => {
+            Action::Pass {} => {
                 out.events.push(Event::public(
                     "equipment_passed",
                     json!({"round": s.round, "seat": seat}),

@@ -16,6 +16,7 @@ pub struct Model {
     pub version_after: i64,
     pub created_at: ChronoDateTimeUtc,
     pub idempotency_key: Option<String>,
+    pub private_until_end: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
