@@ -316,7 +316,34 @@ pub trait Game: 'static {
         let _ = state;
         Vec::new()
     }
+    /// Each seat's score as it stands (Malacca: coins), in seat order; used to rank
+    /// a match that ends early because seats forfeited. Empty when the game keeps
+    /// no running score.
+    fn standings(state: &Self::State) -> Vec<i64> {
+        let _ = state;
+        Vec::new()
+    }
+    /// The bots this game offers besides `random`, which every game has
+    /// (Malacca: `heuristic`), weakest first.
+    fn bot_kinds() -> &'static [&'static str] {
+        &[]
+    }
+    /// The move of bot `kind` (one of [`Game::bot_kinds`]), decided from the seat's
+    /// view and legal actions alone, with the bot's own RNG: a bot never sees the
+    /// state, so it cannot use what the seat may not know. None for an unknown kind.
+    fn bot_move(
+        kind: &str,
+        view: &Self::View,
+        legal: &[Value],
+        rng: &mut GameRng,
+    ) -> Option<Self::Action> {
+        let _ = (kind, view, legal, rng);
+        None
+    }
 }
+
+/// The bot every game has: uniform over the legal actions.
+pub const RANDOM_BOT: &str = "random";
 
 /// Parsed component data behind a type-erased handle.
 pub type AnyData = Arc<dyn Any + Send + Sync>;
@@ -401,6 +428,18 @@ pub trait DynGame: Send + Sync {
         action: &Value,
     ) -> Result<bool, DynError>;
     fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError>;
+    fn standings(&self, state: &Value) -> Result<Vec<i64>, DynError>;
+    /// Every bot of this game: `random` first, then the game's own, weakest first.
+    fn bot_kinds(&self) -> Vec<&'static str>;
+    /// A bot's move for `seat`, or None when the seat owes nothing or the kind is
+    /// unknown. The bot is handed the seat's view and legal actions, never the state.
+    fn bot_move(
+        &self,
+        kind: &str,
+        state: &Value,
+        seat: Seat,
+        rng: &mut GameRng,
+    ) -> Result<Option<Value>, DynError>;
 }
 
 /// The blanket adapter from a typed engine to [`DynGame`].
@@ -555,6 +594,34 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError> {
         Ok(G::roles(&Self::state(state)?))
+    }
+    fn standings(&self, state: &Value) -> Result<Vec<i64>, DynError> {
+        Ok(G::standings(&Self::state(state)?))
+    }
+    fn bot_kinds(&self) -> Vec<&'static str> {
+        std::iter::once(RANDOM_BOT)
+            .chain(G::bot_kinds().iter().copied())
+            .collect()
+    }
+    fn bot_move(
+        &self,
+        kind: &str,
+        state: &Value,
+        seat: Seat,
+        rng: &mut GameRng,
+    ) -> Result<Option<Value>, DynError> {
+        let state = Self::state(state)?;
+        let Some(legal) = G::legal(&state, seat) else {
+            return Ok(None);
+        };
+        if kind == RANDOM_BOT {
+            return Ok(super::legal::sample(&legal, rng));
+        }
+        let view = G::view(&state, Viewer::Seat(seat));
+        match G::bot_move(kind, &view, &legal, rng) {
+            Some(a) => Ok(Some(to_value(&a)?)),
+            None => Ok(None),
+        }
     }
     fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError> {
         Ok(G::step_time_limit(&Self::state(state)?))
