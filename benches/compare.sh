@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Same-run comparison (issue 8): pgbench's TPC-B-like transaction against the local
+# Postgres, then the release server on a fresh database of that same Postgres driven
+# by the load generator (benches/load) at the same client count, and the ratio
+# accepted moves/s ÷ pgbench tps. Then the hot-match figures (all clients in one
+# 8-seat match, sealed and open betting). Results: docs/benchmarks.md, "API load".
+#
+#   benches/compare.sh
+#
+# Environment (defaults in brackets):
+#   PG_URL            server URL without a database [postgres://postgres@127.0.0.1:5432]
+#   CLIENTS           pgbench clients and load-generator clients [8]
+#   PGBENCH_SECONDS   pgbench duration [30]
+#   PGBENCH_SCALE     pgbench -i -s [10]
+#   MATCHES, SEATS, ROUNDS   main mode: matches active at once, seats, ships [1000, 4, 6]
+#   HOT_ROUNDS        ships of each hot match [50]
+#   HOT=0             skip the hot-match runs
+#   PORT              the server's port [a free one between 20000 and 39999]
+#   KEEP_DB=1         keep the server's database afterwards (dropped by default)
+#   COUNT_QUERIES=N   afterwards, a separate small run (N matches, 1 client) on its own
+#                     database with log_statement=all, and statements per accepted move
+#                     counted from the Postgres log (needs the log file readable) [0: off]
+#   OUT               also append everything printed to this file
+#
+# Logs and the copied server binary go to target/load-bench-<time>/.
+#
+# Needs: psql, pgbench, createdb/dropdb rights for the user in PG_URL (trust auth here).
+# Changes nothing but the databases pgbench_so, so_load_<time> (and so_queries_<time>).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
+CLIENTS=${CLIENTS:-8}
+PGBENCH_SECONDS=${PGBENCH_SECONDS:-30}
+PGBENCH_SCALE=${PGBENCH_SCALE:-10}
+MATCHES=${MATCHES:-1000}
+SEATS=${SEATS:-4}
+ROUNDS=${ROUNDS:-6}
+HOT_ROUNDS=${HOT_ROUNDS:-50}
+HOT=${HOT:-1}
+PORT=${PORT:-$((20000 + RANDOM % 20000))}
+COUNT_QUERIES=${COUNT_QUERIES:-0}
+STAMP=$(date +%Y%m%d%H%M%S)
+DB=so_load_$STAMP
+WORK=target/load-bench-$STAMP
+SERVER_PID=
+mkdir -p "$WORK"
+
+if [ -n "${OUT:-}" ]; then
+  exec > >(tee -a "$OUT") 2>&1
+fi
+
+say() { printf '\n== %s\n' "$*"; }
+psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -Atq "$@"; }
+
+cleanup() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  if [ "${KEEP_DB:-0}" != 1 ]; then
+    psql_admin -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" 2>/dev/null || true
+  fi
+}
+trap cleanup EXIT
+
+# Starts the release server on database $1; sets SERVER_PID.
+start_server() {
+  local db=$1 log=$2
+  DATABASE_URL="$PG_URL/$db" \
+    JWT_SECRET=load-bench-secret-load-bench-secret-0123 \
+    HOST=127.0.0.1 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
+    "$WORK/sealed-orders" >"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 200); do
+    curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "the server did not become ready; its log:" >&2
+  tail -n 20 "$log" >&2
+  exit 1
+}
+
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
+
+load() { # ARGS… : the load generator against the running server
+  "$LOADER" --base-url "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
+}
+
+field() { # NAME LINE
+  sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"
+}
+
+say "machine"
+echo "nproc: $(nproc)"
+echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+echo "cpu: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | sort | uniq -c | sed 's/^ *//')"
+echo "postgres: $(psql_admin -c 'SHOW server_version')"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status --porcelain -- src migrations Cargo.toml 2>/dev/null | grep -q . && echo ' (working tree differs from it)')"
+
+say "building (release server, load generator)"
+# Both are copied/located once, so that a rebuild in the same tree during the run
+# changes nothing measured here.
+cargo build -q --release --bin sealed-orders
+cp target/release/sealed-orders "$WORK/sealed-orders"
+cargo bench -q --bench load --no-run
+LOADER=$(cargo bench -q --bench load --no-run --message-format=json \
+  | grep '"name":"load"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+[ -x "$LOADER" ] || { echo "cannot find the load generator's executable" >&2; exit 1; }
+cp "$LOADER" "$WORK/load"
+LOADER=$WORK/load
+echo "server: $WORK/sealed-orders; load generator (cargo bench --bench load): $LOADER"
+
+say "pgbench: TPC-B-like, scale $PGBENCH_SCALE, $CLIENTS clients, ${PGBENCH_SECONDS} s"
+psql_admin -c "DROP DATABASE IF EXISTS pgbench_so WITH (FORCE)"
+psql_admin -c "CREATE DATABASE pgbench_so"
+pgbench -q -i -s "$PGBENCH_SCALE" "$PG_URL/pgbench_so" 2>&1 | tail -n 1
+PGB=$(pgbench -c "$CLIENTS" -j "$(nproc)" -T "$PGBENCH_SECONDS" "$PG_URL/pgbench_so" 2>&1)
+echo "$PGB" | grep -E 'latency|tps|transactions actually'
+TPS=$(echo "$PGB" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)
+
+say "server: release build on a fresh database $DB, port $PORT"
+psql_admin -c "CREATE DATABASE $DB"
+start_server "$DB" "$WORK/server.log"
+echo "server pid $SERVER_PID, log $WORK/server.log"
+
+say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
+MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+
+if [ "$HOT" = 1 ]; then
+  for stakes in sealed open; do
+    say "hot match: $CLIENTS clients in one 8-seat match, $stakes betting, $HOT_ROUNDS rounds"
+    load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:'
+  done
+fi
+stop_server
+
+MOVES=$(field moves_per_s "$MAIN")
+ACTIVE=$(field active_moves_per_s "$MAIN")
+P99=$(field submit_p99_ms "$MAIN")
+say "ratio"
+awk -v c="$CLIENTS" -v m="$MOVES" -v a="$ACTIVE" -v t="$TPS" -v p="$P99" 'BEGIN {
+  printf "pgbench TPC-B-like tps (%s clients): %.1f\n", c, t
+  printf "accepted moves/s, whole drive:      %.1f  ->  ratio %.3f\n", m, m / t
+  printf "accepted moves/s, all active:       %.1f  ->  ratio %.3f\n", a, a / t
+  printf "submit p99 with all matches active: %.2f ms (target < 25 ms)\n", p
+  printf "target moves/s >= tps: %s; p99 < 25 ms: %s\n", (m >= t ? "met" : "NOT met"), (p < 25 ? "met" : "NOT met")
+}'
+
+if [ "$COUNT_QUERIES" -gt 0 ]; then
+  QDB=so_queries_$STAMP
+  say "statements per move: $COUNT_QUERIES matches, 1 client, every statement of $QDB logged"
+  LOGFILE=$(ls -t /var/log/postgresql/postgresql-*-main.log 2>/dev/null | head -n 1 || true)
+  if [ -z "$LOGFILE" ] || [ ! -r "$LOGFILE" ]; then
+    echo "no readable Postgres log under /var/log/postgresql: skipped"
+  else
+    psql_admin -c "CREATE DATABASE $QDB"
+    # Only this database's sessions log (with their durations); the figures of this
+    # run are slowed by the logging and are not benchmark figures.
+    psql_admin -c "ALTER DATABASE $QDB SET log_min_duration_statement = 0"
+    start_server "$QDB" "$WORK/server-queries.log"
+    OFFSET=$(stat -c %s "$LOGFILE")
+    QRES=$(load --clients 1 --matches "$COUNT_QUERIES" --seats "$SEATS" --rounds "$ROUNDS" | grep '^RESULT')
+    echo "$QRES"
+    stop_server
+    sleep 1
+    tail -c +"$((OFFSET + 1))" "$LOGFILE" >"$WORK/postgres-queries.log"
+    python3 benches/load/querylog.py "$WORK/postgres-queries.log" "$QDB" "$(field reads "$QRES")"
+    psql_admin -c "DROP DATABASE IF EXISTS $QDB WITH (FORCE)"
+  fi
+fi

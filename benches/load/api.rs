@@ -1,0 +1,226 @@
+//! The few API calls the load generator makes, each timed and, when it fails,
+//! counted by kind, status and problem `code`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::stats::{Kind, Stats};
+
+pub struct Api {
+    http: reqwest::Client,
+    /// `…/api/v1`
+    base: String,
+    pub stats: Arc<Stats>,
+}
+
+/// A response that arrived (any status).
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Answer {
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// A registered player and its bearer token.
+pub struct Player {
+    pub token: String,
+}
+
+pub const PASSWORD: &str = "load-generator-password";
+
+/// Accepts only loopback addresses: the load generator is for a server on this
+/// machine.
+pub fn check_loopback(base_url: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(base_url).map_err(|e| format!("--base-url: {e}"))?;
+    if url.scheme() != "http" {
+        return Err("--base-url must be http:// (a local server)".into());
+    }
+    let host = url
+        .host_str()
+        .unwrap_or("")
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let loopback = host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        return Err(format!(
+            "--base-url {base_url}: only loopback addresses (127.0.0.0/8, ::1, localhost) are allowed"
+        ));
+    }
+    Ok(format!("{}/api/v1", base_url.trim_end_matches('/')))
+}
+
+impl Api {
+    pub fn new(base: String, connections: usize, stats: Arc<Stats>) -> Result<Self, String> {
+        let http = reqwest::Client::builder()
+            .no_proxy()
+            .pool_max_idle_per_host(connections)
+            .timeout(Duration::from_secs(30))
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|e| format!("HTTP client: {e}"))?;
+        Ok(Api { http, base, stats })
+    }
+
+    /// One timed request; `None` when no response arrived (counted as `transport`).
+    async fn call(
+        &self,
+        kind: Kind,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> Option<Answer> {
+        let mut req = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        let started = Instant::now();
+        let result = async {
+            let resp = req.send().await?;
+            let status = resp.status().as_u16();
+            let bytes = resp.bytes().await?;
+            Ok::<_, reqwest::Error>((status, bytes))
+        }
+        .await;
+        let took = started.elapsed();
+        match result {
+            Ok((status, bytes)) => {
+                self.stats.record(kind, took);
+                let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                let answer = Answer { status, body };
+                if !answer.ok() {
+                    let code = answer
+                        .body
+                        .get("code")
+                        .and_then(Value::as_str)
+                        .unwrap_or("-");
+                    self.stats
+                        .error(format!("{} {} {}", kind.name(), status, code));
+                }
+                Some(answer)
+            }
+            Err(e) => {
+                let what = if e.is_timeout() {
+                    "timeout"
+                } else if e.is_connect() {
+                    "connect"
+                } else {
+                    "other"
+                };
+                self.stats
+                    .error(format!("{} transport {}", kind.name(), what));
+                None
+            }
+        }
+    }
+
+    /// Registers `name` and logs in; `None` on any failure (already counted).
+    pub async fn register(&self, name: &str) -> Option<Player> {
+        let body = json!({"name": name, "password": PASSWORD});
+        let created = self
+            .call(Kind::Setup, Method::POST, "/players", None, Some(&body))
+            .await?;
+        if !created.ok() {
+            return None;
+        }
+        let token = self
+            .call(Kind::Setup, Method::POST, "/auth/token", None, Some(&body))
+            .await?;
+        if !token.ok() {
+            return None;
+        }
+        Some(Player {
+            token: token.body.get("access_token")?.as_str()?.to_owned(),
+        })
+    }
+
+    /// Creates a Malacca match as `owner` (seat 0); answers its id.
+    pub async fn create_match(
+        &self,
+        owner: &Player,
+        seats: usize,
+        options: &Value,
+    ) -> Option<String> {
+        let body = json!({"game": "malacca", "seats": seats, "options": options});
+        let a = self
+            .call(
+                Kind::Create,
+                Method::POST,
+                "/matches",
+                Some(&owner.token),
+                Some(&body),
+            )
+            .await?;
+        if !a.ok() {
+            return None;
+        }
+        Some(a.body.get("id")?.as_str()?.to_owned())
+    }
+
+    /// Joins; answers the match's status after the join.
+    pub async fn join(&self, id: &str, player: &Player) -> Option<String> {
+        let a = self
+            .call(
+                Kind::Create,
+                Method::POST,
+                &format!("/matches/{id}/join"),
+                Some(&player.token),
+                None,
+            )
+            .await?;
+        if !a.ok() {
+            return None;
+        }
+        Some(a.body.get("status")?.as_str()?.to_owned())
+    }
+
+    /// The match as `player` sees it.
+    pub async fn read(&self, id: &str, player: &Player) -> Option<Answer> {
+        self.call(
+            Kind::Read,
+            Method::GET,
+            &format!("/matches/{id}"),
+            Some(&player.token),
+            None,
+        )
+        .await
+    }
+
+    /// Submits a move; a 200 is counted as an accepted move.
+    pub async fn submit(
+        &self,
+        id: &str,
+        player: &Player,
+        step: i64,
+        action: Value,
+    ) -> Option<Answer> {
+        let body = json!({"step": step, "action": action});
+        let a = self
+            .call(
+                Kind::Submit,
+                Method::POST,
+                &format!("/matches/{id}/moves"),
+                Some(&player.token),
+                Some(&body),
+            )
+            .await?;
+        if a.ok() {
+            self.stats.accepted();
+        }
+        Some(a)
+    }
+}
