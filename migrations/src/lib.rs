@@ -13,6 +13,11 @@ mod m20261122_000007_create_ratings;
 mod m20261122_000008_add_variant_and_role;
 mod m20261122_000009_add_deadline;
 mod m20261122_000010_add_private_moves;
+mod m20261123_000001_add_seat_presence;
+mod m20261123_000002_add_match_timing;
+mod m20261123_000003_add_move_author;
+mod m20261123_000004_add_event_tx;
+mod m20261123_000005_create_stream_tickets;
 
 pub struct Migrator;
 
@@ -30,6 +35,11 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000008_add_variant_and_role::Migration),
             Box::new(m20261122_000009_add_deadline::Migration),
             Box::new(m20261122_000010_add_private_moves::Migration),
+            Box::new(m20261123_000001_add_seat_presence::Migration),
+            Box::new(m20261123_000002_add_match_timing::Migration),
+            Box::new(m20261123_000003_add_move_author::Migration),
+            Box::new(m20261123_000004_add_event_tx::Migration),
+            Box::new(m20261123_000005_create_stream_tickets::Migration),
         ]
     }
 }

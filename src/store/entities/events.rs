@@ -11,6 +11,8 @@ pub struct Model {
     pub kind: String,
     pub data: String,
     pub created_at: ChronoDateTimeUtc,
+    /// The writing transaction's id on Postgres (0 on SQLite): see the migration.
+    pub tx: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -9,6 +9,10 @@ pub struct Model {
     pub seat: i32,
     pub player_id: Uuid,
     pub joined_at: ChronoDateTimeUtc,
+    /// The bot kind when a bot holds the seat (its player is a bot account).
+    pub bot: Option<String>,
+    /// `present`, `absent` (a bot stands in after a timeout) or `forfeited`.
+    pub presence: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

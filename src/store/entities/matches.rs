@@ -24,7 +24,16 @@ pub struct Model {
     pub finished_at: Option<ChronoDateTimeUtc>,
     pub updated_at: ChronoDateTimeUtc,
     pub variant: String,
+    /// The earliest deadline of any seat owing a move (what the poller looks for).
     pub deadline_at: Option<ChronoDateTimeUtc>,
+    /// Seconds a seat has for each move; None: no limit.
+    pub move_time_limit: Option<i32>,
+    /// Seconds an absent seat has before its stand-in bot moves.
+    pub absent_move_time_limit: Option<i32>,
+    /// `bot` or `forfeit`, when `move_time_limit` is set.
+    pub timeout_policy: Option<String>,
+    /// When the current step began: every owing seat's deadline counts from it.
+    pub step_started_at: Option<ChronoDateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

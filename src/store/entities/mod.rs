@@ -13,3 +13,4 @@ pub mod ratings;
 pub mod round_seats;
 pub mod rounds;
 pub mod server_settings;
+pub mod stream_tickets;

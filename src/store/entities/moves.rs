@@ -17,6 +17,8 @@ pub struct Model {
     pub created_at: ChronoDateTimeUtc,
     pub idempotency_key: Option<String>,
     pub private_until_end: bool,
+    /// None when the seat's player moved; `bot:<kind>` or `null` otherwise.
+    pub author: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
