@@ -114,6 +114,8 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
                     game: args.game.clone(),
                     seats: n as i64,
                     options: Some(json!({})),
+                    bots: Vec::new(),
+                    join: true,
                 },
             )
             .await

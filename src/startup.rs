@@ -21,6 +21,7 @@ use crate::errors::{ApiError, extractors};
 use crate::metrics::Metrics;
 use crate::service::clock::{Clock, SystemClock};
 use crate::service::data::DataStore;
+use crate::service::hub::Hub;
 use crate::service::{Service, registry};
 use crate::store;
 
@@ -31,6 +32,7 @@ const MAX_BODY: usize = crate::api::replays::MAX_BUNDLE_BYTES;
 pub struct Application {
     port: u16,
     server: Server,
+    hub: Arc<Hub>,
 }
 
 /// The path templates of the API with their methods, for 405 answers.
@@ -140,21 +142,38 @@ impl Application {
         let limiter = web::Data::new(crate::api::replays::VerifyLimiter::default());
 
         // Every replica polls; each expired deadline is handled once (rows are
-        // claimed with SKIP LOCKED and re-checked under the lock). 0 turns it off.
+        // claimed with SKIP LOCKED and re-checked under the lock). A commit that
+        // makes a move due at once (a bot's turn) wakes this replica's poller
+        // early. 0 turns polling off.
         let poller = service.clone();
         let every = std::time::Duration::from_millis(settings.deadline_poll_ms.max(10));
-        let polling = settings.deadline_poll_ms > 0;
-        tokio::spawn(async move {
-            if !polling {
-                return;
-            }
-            loop {
-                tokio::time::sleep(every).await;
-                if let Err(e) = poller.expire_deadlines().await {
-                    tracing::warn!(error = %e, "deadline poll failed");
+        if settings.deadline_poll_ms > 0 {
+            tokio::spawn(async move {
+                let hub = poller.hub().clone();
+                let mut stop = hub.shutdown_signal();
+                loop {
+                    if let Err(e) = poller.expire_deadlines().await {
+                        tracing::warn!(error = %e, "deadline poll failed");
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(every) => {}
+                        _ = hub.poller_woken() => {}
+                        _ = stop.changed() => return,
+                    }
                 }
-            }
-        });
+            });
+        }
+        // Across replicas (Postgres): wake-ups go out as NOTIFY after commit and
+        // come in through LISTEN.
+        if settings.database_kind()? == DatabaseKind::Postgres {
+            let channel = Hub::channel(settings.database_schema.as_deref());
+            let (hub, db) = (service.hub().clone(), service.db().clone());
+            let ch = channel.clone();
+            tokio::spawn(async move { hub.publish_forever(db, ch).await });
+            let (hub, db) = (service.hub().clone(), service.db().clone());
+            tokio::spawn(async move { hub.listen_forever(db, channel).await });
+        }
+        let hub = service.hub().clone();
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {
@@ -184,18 +203,52 @@ impl Application {
         })
         .listen(listener)?
         .shutdown_timeout(10)
+        .disable_signals()
         .run();
         tracing::info!(port, "listening");
-        Ok(Self { port, server })
+        Ok(Self { port, server, hub })
     }
 
     pub fn port(&self) -> u16 {
         self.port
     }
 
-    /// Serves until SIGINT/SIGTERM, then drains in-flight requests.
+    /// Serves until SIGINT/SIGTERM, then closes every event stream at once (with
+    /// a `retry:` hint, so clients reconnect to another replica) and drains the
+    /// other requests in flight.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let handle = self.server.handle();
+        let hub = self.hub.clone();
+        tokio::spawn(async move {
+            stop_signal().await;
+            tracing::info!("stopping: closing streams, draining requests");
+            hub.shut_down();
+            handle.stop(true).await;
+        });
         self.server.await
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 

@@ -24,6 +24,18 @@ pub struct CreateMatchRequest {
     /// Unknown options are refused.
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
+    /// Bots to seat at once, by kind (see the game's `bots`), after the creator.
+    #[serde(default)]
+    #[schema(example = json!(["random"]))]
+    pub bots: Vec<String>,
+    /// Whether the creator takes seat 0 (default true). With false the creator
+    /// only owns the match: seats are filled by others and by bots.
+    #[serde(default = "default_true")]
+    pub join: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 /// Creates a match.
@@ -50,6 +62,8 @@ pub async fn create_match(
                 game: body.game,
                 seats: body.seats,
                 options: body.options,
+                bots: body.bots,
+                join: body.join,
             },
         )
         .await?;
@@ -97,12 +111,29 @@ pub async fn list_matches(
     Ok(HttpResponse::Ok().json(page))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct GetMatchQuery {
+    /// Long poll: answer only once the match's `version` is above this (or it is
+    /// over), or when `wait` runs out; answers at once if it already is.
+    pub after_version: Option<i64>,
+    /// Long poll: the most seconds to wait, 1 to 60 (default 30).
+    pub wait: Option<u64>,
+}
+
+/// The longest a long poll may wait, in seconds.
+const MAX_WAIT: u64 = 60;
+
 /// A match, with the caller's view and prompt (anonymous callers get the spectator view).
+///
+/// With `after_version`, a long poll: the answer comes when the match changes
+/// past that version (or after `wait` seconds, unchanged).
 #[utoipa::path(tag = "matches", operation_id = "get_match",
-    params(("id" = Uuid, Path, description = "The match id.")),
+    params(("id" = Uuid, Path, description = "The match id."), GetMatchQuery),
     responses(
         (status = 200, description = "The match.", body = MatchResponse),
-        (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 400, description = "The id is not a UUID, or a bad after_version or wait.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
     ))]
@@ -111,9 +142,65 @@ pub async fn get_match(
     service: web::Data<Service>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
+    query: web::Query<GetMatchQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    match (q.after_version, q.wait) {
+        (None, Some(_)) => {
+            return Err(ApiError::bad_request(
+                "invalid_wait",
+                "wait goes with after_version.",
+            ));
+        }
+        (_, Some(w)) if !(1..=MAX_WAIT).contains(&w) => {
+            return Err(ApiError::bad_request(
+                "invalid_wait",
+                format!("wait is 1 to {MAX_WAIT} seconds."),
+            ));
+        }
+        (Some(v), w) => {
+            let wait = std::time::Duration::from_secs(w.unwrap_or(30));
+            service.wait_for_version(*id, v, wait).await?;
+        }
+        (None, None) => {}
+    }
     let m = service.get_match(caller.0.map(|p| p.id), *id).await?;
     Ok(HttpResponse::Ok().json(m))
+}
+
+/// A bot for a waiting match.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddBotRequest {
+    /// One of the game's `bots` (`GET /games/{id}`).
+    #[schema(example = "random")]
+    pub kind: String,
+}
+
+/// Seats a bot in the lowest free seat (owner only, before the start); the match
+/// starts when that fills it. Bots move through the same path as players, from
+/// their seat's view and legal moves only. A match with a bot is not rated.
+#[utoipa::path(tag = "matches", operation_id = "add_bot",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body = AddBotRequest,
+    responses(
+        (status = 200, description = "The match with the bot seated.", body = MatchResponse),
+        (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the match's owner.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not waiting, or full.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such bot for this game.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[post("/matches/{id}/bots")]
+pub async fn add_bot(
+    service: web::Data<Service>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Json<AddBotRequest>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.add_bot(&me, *id, &body.kind).await?))
 }
 
 macro_rules! lifecycle {
@@ -168,4 +255,18 @@ lifecycle!(
     "cancel_match",
     "Aborts a waiting match (owner only).",
     cancel_match
+);
+lifecycle!(
+    resign_match,
+    "/matches/{id}/resign",
+    "resign_match",
+    "Forfeits your seat: it plays null moves to the end and ranks last, whatever its score; when fewer than two seats are left in play the match ends at once.",
+    resign
+);
+lifecycle!(
+    return_to_match,
+    "/matches/{id}/return",
+    "return_to_match",
+    "Ends your absence (a bot stood in after you let a deadline pass): your own deadlines apply again. Moving does the same.",
+    return_to_match
 );

@@ -10,6 +10,7 @@ mod players;
 mod ratings;
 pub mod replays;
 mod stats;
+pub mod streams;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -44,6 +45,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(matches::start_match)
                 .service(matches::leave_match)
                 .service(matches::cancel_match)
+                .service(matches::add_bot)
+                .service(matches::resign_match)
+                .service(matches::return_to_match)
+                .service(streams::create_stream_ticket)
+                .service(streams::get_my_events)
                 .service(moves::submit_move)
                 .service(moves::list_moves)
                 .service(moves::list_events)

@@ -1,14 +1,15 @@
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::PageQuery;
+use super::streams::{last_event_id, sse, stream_auth, wants_stream};
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
 use crate::service::models::{EventPage, MovePage, MoveReceipt, RoundPage};
-use crate::service::{Service, SubmitMove};
+use crate::service::{Service, StreamAuth, SubmitMove};
 
 /// A move for the current step.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -103,26 +104,60 @@ pub async fn list_moves(
     Ok(HttpResponse::Ok().json(page))
 }
 
-/// The match's events the caller may see (public ones, plus the caller's own private ones).
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    /// JSON pages only: items per page, 1 to 200 (default 50).
+    pub limit: Option<u64>,
+    /// JSON pages only: the `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Streams: a ticket from `POST /stream-tickets`, instead of an Authorization
+    /// header (for browsers' EventSource).
+    pub ticket: Option<String>,
+}
+
+/// The match's events the caller may see (public ones, plus the caller's own
+/// private ones; everything once the match is over).
+///
+/// With `Accept: text/event-stream`, a Server-Sent Events stream: every event
+/// from the start of the match (or after the `Last-Event-ID` a reconnecting
+/// client sends; every `id:` is an event id), then each new one as it happens,
+/// with a `: keepalive` comment every 15 s; it ends once the match is over.
+/// Otherwise a JSON page, oldest first.
 #[utoipa::path(tag = "moves", operation_id = "list_events",
-    params(("id" = Uuid, Path, description = "The match id."), PageQuery),
+    params(("id" = Uuid, Path, description = "The match id."), EventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this event id.")),
     responses(
-        (status = 200, description = "A page of events.", body = EventPage),
-        (status = 400, description = "A bad id, limit or cursor.", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 200, description = "A page of events, or the event stream.", content(
+            (EventPage = "application/json"),
+            (String = "text/event-stream"))),
+        (status = 400, description = "A bad id, limit, cursor or Last-Event-ID.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token or ticket was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}/events")]
 pub async fn list_events(
     service: web::Data<Service>,
+    req: HttpRequest,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
-    query: web::Query<PageQuery>,
+    query: web::Query<EventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
-        .list_events(caller.0.map(|p| p.id), *id, q.limit, q.cursor)
-        .await?;
+    if wants_stream(&req) {
+        let auth = stream_auth(&service, caller, q.ticket.as_deref()).await?;
+        let service = service.into_inner();
+        let rx = service
+            .match_stream(auth, *id, last_event_id(&req).as_deref())
+            .await?;
+        return Ok(sse(rx));
+    }
+    let caller = match stream_auth(&service, caller, q.ticket.as_deref()).await? {
+        StreamAuth::Player(p) => Some(p),
+        StreamAuth::Anonymous => None,
+    };
+    let page = service.list_events(caller, *id, q.limit, q.cursor).await?;
     Ok(HttpResponse::Ok().json(page))
 }
 

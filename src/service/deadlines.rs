@@ -1,60 +1,212 @@
-//! Deadlines: every replica polls for expired steps and plays the awaited seats'
-//! null moves, each deadline exactly once however many replicas run.
+//! Deadlines: every replica polls for owing seats whose time ran out, and plays
+//! for them — each deadline exactly once however many replicas run. Seats held by
+//! bots and forfeited seats are due at once, so the same poller plays bots.
+
+use sea_orm::DatabaseTransaction;
+use serde_json::{Value, json};
 
 use super::Service;
-use super::matches::state_of;
+use super::matches::{ACTIVE, state_of};
+use super::moves::{Author, record_events};
+use super::outcome::ends_early;
+use super::timing::{ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, seat_deadline};
+use super::with_retry;
 use crate::errors::ApiError;
-use crate::games::Progress;
+use crate::games::rng::GameRng;
+use crate::games::{DynGame, Event, Progress};
 use crate::store;
+use crate::store::entities::{match_seats, matches};
 
-/// How many expired matches one poll handles.
-const BATCH: u64 = 20;
+/// How many matches one poll handles before it yields (the next poll goes on).
+const MATCHES_PER_POLL: usize = 50;
+/// How many moves one match gets per transaction, so that a match of bots only
+/// does not hold its lock (or SQLite's write lock) for long; it goes on at once
+/// in the next transaction.
+const MOVES_PER_TURN: usize = 32;
 
 impl Service {
-    /// Handles every match whose deadline has passed; answers how many it handled.
+    /// Handles the matches whose deadline passed, each in a transaction of its
+    /// own; answers how many it handled.
     pub async fn expire_deadlines(&self) -> Result<usize, ApiError> {
+        let mut handled = 0;
+        while handled < MATCHES_PER_POLL {
+            // A plain read first: most polls find nothing, and need no write lock.
+            if !store::any_due(&self.db, self.clock.now()).await? {
+                break;
+            }
+            match with_retry!(self.expire_one())? {
+                Some(m) => {
+                    handled += 1;
+                    self.committed(&m);
+                }
+                None => break,
+            }
+        }
+        Ok(handled)
+    }
+
+    /// Claims one due match (rows another replica holds are skipped), re-checks
+    /// its deadline under the lock, and plays every move that is due.
+    async fn expire_one(&self) -> Result<Option<matches::Model>, ApiError> {
         let tx = store::begin_write(&self.db).await?;
         let now = self.clock.now();
-        let due = store::lock_due_matches(&tx, now, BATCH).await?;
-        let handled = due.len();
-        for mut m in due {
-            // Re-checked under the lock: the row is current, and its deadline passed.
-            if m.deadline_at.is_none_or(|at| at > now) {
-                continue;
+        let Some(mut m) = store::lock_due_matches(&tx, now, 1)
+            .await?
+            .into_iter()
+            .next()
+        else {
+            return Ok(None);
+        };
+        if m.status != ACTIVE || m.deadline_at.is_none_or(|at| at > now) {
+            return Ok(None);
+        }
+        let game = self.game_of(&m.game)?;
+        let mut seats = store::seats_of(&tx, m.id).await?;
+        for _ in 0..MOVES_PER_TURN {
+            if m.status != ACTIVE {
+                break;
             }
-            let game = self.game_of(&m.game)?;
-            let seats = store::seats_of(&tx, m.id).await?;
-            let step = m.step;
-            // Null moves for every awaited seat of this step.
-            while m.step == step {
-                let Some(state) = state_of(&m)? else { break };
-                let Progress::Active(prompt) = game.progress(&state)? else {
-                    break;
-                };
-                let Some(seat) = prompt.awaiting.first().copied() else {
-                    break;
-                };
-                let Some(action) = game.null_move(&state, seat)? else {
-                    break;
-                };
-                let player = seats
-                    .iter()
-                    .find(|s| s.seat as usize == seat)
-                    .map(|s| s.player_id);
-                let game_id = m.game.clone();
-                let row = self
-                    .apply_locked(&tx, &mut m, &seats, &state, seat, player, action, None)
-                    .await?;
-                self.count_move(&game_id, row.completes_step);
-                tracing::info!(match.id = %m.id, seat, step, "deadline passed: null move played");
-            }
-            if m.step == step {
-                // Nothing more to play: drop the deadline rather than poll it forever.
+            let Some(state) = state_of(&m)? else { break };
+            let Progress::Active(prompt) = game.progress(&state)? else {
+                break;
+            };
+            let rule = game.step_time_limit(&state)?;
+            let due = prompt.awaiting.iter().find_map(|a| {
+                let i = seats.iter().position(|s| s.seat as usize == *a)?;
+                let (at, why) = seat_deadline(&m, &seats[i], rule)?;
+                (at <= now).then_some((i, why))
+            });
+            let Some((i, why)) = due else { break };
+            let seat = seats[i].seat as usize;
+            let Some((action, author)) = self
+                .play_for(&tx, &mut m, &mut seats, i, why, game, &state)
+                .await?
+            else {
+                break;
+            };
+            let player = Some(seats[i].player_id);
+            let row = self
+                .apply_locked(&tx, &mut m, &seats, &state, seat, player, action, author)
+                .await?;
+            self.count_move(&m.game, row.completes_step);
+        }
+        if m.status == ACTIVE {
+            let state = state_of(&m)?.unwrap_or(Value::Null);
+            self.schedule(&mut m, &seats, &state)?;
+            if m.deadline_at.is_some_and(|at| at <= now) && !self.progress_possible(game, &m)? {
+                // Nothing can be played for the seat (no null move): stop polling it.
+                tracing::warn!(match.id = %m.id, "a due seat has no move to play; deadline dropped");
                 m.deadline_at = None;
             }
-            store::update_match(&tx, m).await?;
         }
+        store::update_match(&tx, m.clone()).await?;
         tx.commit().await?;
-        Ok(handled)
+        Ok(Some(m))
+    }
+
+    /// What to play for seat `seats[i]` whose deadline passed, applying the
+    /// timeout policy (absence, forfeit) on the way; None when the match ended
+    /// instead or nothing is left to play.
+    #[allow(clippy::too_many_arguments)]
+    async fn play_for(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        seats: &mut [match_seats::Model],
+        i: usize,
+        why: Due,
+        game: &dyn DynGame,
+        state: &Value,
+    ) -> Result<Option<(Value, Author)>, ApiError> {
+        let seat = seats[i].seat as usize;
+        let now = self.clock.now();
+        let null = |state: &Value| -> Result<Option<(Value, Author)>, ApiError> {
+            Ok(game.null_move(state, seat)?.map(|a| (a, Author::Null)))
+        };
+        match why {
+            // The game's own limit for the step: not the seat's fault.
+            Due::Rule => null(state),
+            Due::Now if seats[i].presence == FORFEITED => null(state),
+            Due::Now => {
+                let kind = seats[i].bot.clone().unwrap_or_default();
+                self.bot_move(game, &kind, state, seat, null)
+            }
+            Due::Player if m.timeout_policy.as_deref() == Some(POLICY_FORFEIT) => {
+                seats[i].presence = FORFEITED.into();
+                store::update_seat(tx, seats[i].clone()).await?;
+                m.version += 1;
+                let events = [
+                    Event::public(
+                        "seat_timed_out",
+                        json!({ "seat": seat, "policy": POLICY_FORFEIT }),
+                    ),
+                    Event::public(
+                        "seat_forfeited",
+                        json!({ "seat": seat, "reason": "timeout" }),
+                    ),
+                ];
+                record_events(tx, m, &events, now).await?;
+                tracing::info!(match.id = %m.id, seat, "deadline passed: seat forfeited");
+                if ends_early(
+                    m.seat_count as usize,
+                    &super::matches::forfeited_seats(seats),
+                ) {
+                    self.finish_if_over(tx, m, seats, state, now).await?;
+                    return Ok(None);
+                }
+                null(state)
+            }
+            Due::Player => {
+                if seats[i].presence == PRESENT {
+                    seats[i].presence = ABSENT.into();
+                    store::update_seat(tx, seats[i].clone()).await?;
+                    m.version += 1;
+                    let out =
+                        Event::public("seat_timed_out", json!({ "seat": seat, "policy": "bot" }));
+                    record_events(tx, m, &[out], now).await?;
+                    tracing::info!(match.id = %m.id, seat, "deadline passed: seat absent");
+                }
+                // The strongest bot the game has stands in.
+                let kind = game.bot_kinds().last().copied().unwrap_or_default();
+                self.bot_move(game, kind, state, seat, null)
+            }
+        }
+    }
+
+    /// A bot's move for the seat, with a random generator of its own (never the
+    /// match's); the null move if the bot has nothing to say.
+    fn bot_move(
+        &self,
+        game: &dyn DynGame,
+        kind: &str,
+        state: &Value,
+        seat: usize,
+        null: impl Fn(&Value) -> Result<Option<(Value, Author)>, ApiError>,
+    ) -> Result<Option<(Value, Author)>, ApiError> {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key)
+            .map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
+        match game.bot_move(kind, state, seat, &mut GameRng::from_key(key))? {
+            Some(action) if game.validate(state, seat, &action).is_ok() => {
+                Ok(Some((action, Author::Bot(kind.to_owned()))))
+            }
+            _ => null(state),
+        }
+    }
+
+    /// Whether some awaited seat of the match has a null move to play.
+    fn progress_possible(&self, game: &dyn DynGame, m: &matches::Model) -> Result<bool, ApiError> {
+        let Some(state) = state_of(m)? else {
+            return Ok(false);
+        };
+        let Progress::Active(p) = game.progress(&state)? else {
+            return Ok(false);
+        };
+        for seat in p.awaiting {
+            if game.null_move(&state, seat)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 }

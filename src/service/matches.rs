@@ -16,6 +16,13 @@ use crate::games::{Progress, Viewer};
 use crate::store::entities::{match_seats, matches};
 use crate::store::{self, MatchFilter};
 
+use super::outcome::final_outcome;
+use super::timing::{
+    DEFAULT_ABSENT_LIMIT, FORFEITED as FORFEITED_PRESENCE, POLICY_BOT, POLICY_FORFEIT, PRESENT,
+    seat_deadline,
+};
+use crate::games::Event;
+
 pub const WAITING: &str = "waiting";
 pub const ACTIVE: &str = "active";
 pub const FINISHED: &str = "finished";
@@ -25,6 +32,10 @@ pub struct CreateMatch {
     pub game: String,
     pub seats: i64,
     pub options: Option<Value>,
+    /// Bot kinds to seat at once, after the creator.
+    pub bots: Vec<String>,
+    /// Whether the creator takes seat 0 (false: it only owns the match).
+    pub join: bool,
 }
 
 #[derive(Default)]
@@ -36,39 +47,138 @@ pub struct ListMatches {
     pub cursor: Option<String>,
 }
 
-/// The service options of a match, as stored in its `options` column beside the
-/// game's own.
-struct ServiceOptions {
-    rated: bool,
-    position: Option<Value>,
+/// The service options of a match, given in its `options` object beside the
+/// game's own, and kept there (`rated`) or in typed columns (the time limits).
+pub(super) struct ServiceOptions {
+    pub rated: bool,
+    pub position: Option<Value>,
+    pub move_time_limit: Option<i32>,
+    pub timeout_policy: Option<String>,
+    pub absent_move_time_limit: Option<i32>,
 }
 
-fn split_options(options: Option<Value>) -> Result<(ServiceOptions, Value), ApiError> {
+/// The service options every game accepts, with their defaults.
+pub const SERVICE_OPTION_KEYS: [&str; 5] = [
+    "rated",
+    "position",
+    "move_time_limit",
+    "timeout_policy",
+    "absent_move_time_limit",
+];
+
+/// The longest time limit accepted, in seconds (30 days).
+const MAX_TIME_LIMIT: i64 = 30 * 24 * 3600;
+
+fn invalid_options(message: impl Into<String>) -> ApiError {
+    ApiError::unprocessable("invalid_options", message)
+}
+
+fn seconds_option(map: &mut Map<String, Value>, key: &str) -> Result<Option<i32>, ApiError> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .filter(|s| (1..=MAX_TIME_LIMIT).contains(s))
+            .map(|s| Some(s as i32))
+            .ok_or_else(|| {
+                invalid_options(format!(
+                    "The option {key} is a whole number of seconds from 1 to {MAX_TIME_LIMIT}."
+                ))
+            }),
+    }
+}
+
+/// Separates the service options from the game's own and checks them.
+pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, Value), ApiError> {
     let mut map = match options {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
-        Some(_) => {
-            return Err(ApiError::unprocessable(
-                "invalid_options",
-                "options must be a JSON object.",
-            ));
-        }
+        Some(_) => return Err(invalid_options("options must be a JSON object.")),
     };
     let rated = match map.remove("rated") {
         None => true,
         Some(Value::Bool(b)) => b,
-        Some(_) => {
-            return Err(ApiError::unprocessable(
-                "invalid_options",
-                "The option rated must be true or false.",
-            ));
-        }
+        Some(_) => return Err(invalid_options("The option rated must be true or false.")),
     };
     let position = match map.remove("position") {
         None | Some(Value::Null) => None,
         Some(p) => Some(p),
     };
-    Ok((ServiceOptions { rated, position }, Value::Object(map)))
+    let move_time_limit = seconds_option(&mut map, "move_time_limit")?;
+    let absent_move_time_limit = seconds_option(&mut map, "absent_move_time_limit")?;
+    let timeout_policy = match map.remove("timeout_policy") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) if p == POLICY_BOT || p == POLICY_FORFEIT => Some(p),
+        Some(_) => {
+            return Err(invalid_options(
+                "The option timeout_policy is \"bot\" or \"forfeit\".",
+            ));
+        }
+    };
+    if move_time_limit.is_none() && (timeout_policy.is_some() || absent_move_time_limit.is_some()) {
+        return Err(invalid_options(
+            "timeout_policy and absent_move_time_limit apply only with a move_time_limit.",
+        ));
+    }
+    let timeout_policy = move_time_limit.map(|_| timeout_policy.unwrap_or(POLICY_BOT.into()));
+    let absent_move_time_limit = match (&timeout_policy, absent_move_time_limit) {
+        (Some(p), limit) if p == POLICY_BOT => Some(limit.unwrap_or(DEFAULT_ABSENT_LIMIT)),
+        (_, Some(_)) => {
+            return Err(invalid_options(
+                "absent_move_time_limit applies only with timeout_policy \"bot\".",
+            ));
+        }
+        _ => None,
+    };
+    Ok((
+        ServiceOptions {
+            rated,
+            position,
+            move_time_limit,
+            timeout_policy,
+            absent_move_time_limit,
+        },
+        Value::Object(map),
+    ))
+}
+
+fn unknown_bot(kind: &str, kinds: &[&str]) -> ApiError {
+    ApiError::unprocessable(
+        "unknown_bot",
+        format!(
+            "There is no bot {kind:?} for this game; its bots are: {}.",
+            kinds.join(", ")
+        ),
+    )
+}
+
+/// The account name of the `n`-th bot of `kind` in a match. A dot cannot appear
+/// in a player's name, so no person can take it.
+pub(super) fn bot_name(kind: &str, n: usize) -> String {
+    format!("bot.{kind}.{n}")
+}
+
+fn seat_response(
+    seat: usize,
+    seats: &[match_seats::Model],
+    player_ref: &impl Fn(Uuid) -> PlayerRef,
+) -> SeatResponse {
+    let row = seats.iter().find(|s| s.seat as usize == seat);
+    SeatResponse {
+        seat,
+        player: row.map(|s| player_ref(s.player_id)),
+        bot: row.and_then(|s| s.bot.clone()),
+        presence: row.map(|s| s.presence.clone()),
+    }
+}
+
+/// The seats that forfeited, in seat order.
+pub(super) fn forfeited_seats(seats: &[match_seats::Model]) -> Vec<usize> {
+    seats
+        .iter()
+        .filter(|s| s.presence == FORFEITED_PRESENCE)
+        .map(|s| s.seat as usize)
+        .collect()
 }
 
 pub(super) fn not_found() -> ApiError {
@@ -140,10 +250,33 @@ impl Service {
                 &mut GameRng::for_setup(&seed),
             )?,
         };
+        let bot_kinds = game.bot_kinds();
+        if let Some(unknown) = req.bots.iter().find(|k| !bot_kinds.contains(&k.as_str())) {
+            return Err(unknown_bot(unknown, &bot_kinds));
+        }
+        if req.bots.len() + usize::from(req.join) > seats {
+            return Err(ApiError::unprocessable(
+                "invalid_seats",
+                format!(
+                    "{seats} seats cannot hold {} bots{}.",
+                    req.bots.len(),
+                    if req.join { " and you" } else { "" }
+                ),
+            ));
+        }
         let variant = game.variant(seats, &game_options)?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
         stored_options.insert("rated".into(), service_options.rated.into());
+        if let Some(limit) = service_options.move_time_limit {
+            stored_options.insert("move_time_limit".into(), limit.into());
+        }
+        if let Some(policy) = &service_options.timeout_policy {
+            stored_options.insert("timeout_policy".into(), policy.clone().into());
+        }
+        if let Some(limit) = service_options.absent_move_time_limit {
+            stored_options.insert("absent_move_time_limit".into(), limit.into());
+        }
         let row = matches::Model {
             id: Uuid::now_v7(),
             game: info.id.to_owned(),
@@ -166,6 +299,10 @@ impl Service {
             updated_at: now,
             variant,
             deadline_at: None,
+            move_time_limit: service_options.move_time_limit,
+            absent_move_time_limit: service_options.absent_move_time_limit,
+            timeout_policy: service_options.timeout_policy,
+            step_started_at: None,
         };
         let id = row.id;
         with_retry!(async {
@@ -177,24 +314,105 @@ impl Service {
                 ));
             }
             store::insert_match(&tx, row.clone()).await?;
-            store::insert_seat(
-                &tx,
-                match_seats::Model {
-                    match_id: id,
-                    seat: 0,
-                    player_id: me.id,
-                    joined_at: now,
-                },
-            )
-            .await?;
             let mut m = row.clone();
-            if seats == 1 {
+            let mut seated = Vec::new();
+            if req.join {
+                seated.push(self.seat_locked(&tx, &mut m, &seated, me.id, None).await?);
+            }
+            for kind in &req.bots {
+                seated.push(self.seat_bot_locked(&tx, &mut m, &seated, kind).await?);
+            }
+            if seated.len() == seats {
                 m = self.start_locked(&tx, m).await?;
             }
+            store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
             Ok::<_, ApiError>(m)
-        })?;
+        })
+        .map(|m| self.committed(&m))?;
         tracing::info!(match.id = %id, game = info.id, "match created");
+        self.get_match(Some(me.id), id).await
+    }
+
+    /// Seats a player (or a bot account) in the lowest free seat of a waiting
+    /// match, with its event; the caller writes the match back.
+    async fn seat_locked(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        taken: &[match_seats::Model],
+        player: Uuid,
+        bot: Option<&str>,
+    ) -> Result<match_seats::Model, ApiError> {
+        let free = (0..m.seat_count)
+            .find(|s| taken.iter().all(|t| t.seat != *s))
+            .ok_or_else(|| ApiError::conflict("match_full", "Every seat is taken."))?;
+        let now = self.clock.now();
+        let seat = match_seats::Model {
+            match_id: m.id,
+            seat: free,
+            player_id: player,
+            joined_at: now,
+            bot: bot.map(str::to_owned),
+            presence: PRESENT.into(),
+        };
+        store::insert_seat(tx, seat.clone()).await?;
+        m.version += 1;
+        m.updated_at = now;
+        let mut data = serde_json::json!({ "seat": free, "player": player });
+        if let Some(kind) = bot {
+            data["bot"] = kind.into();
+        }
+        super::moves::record_events(tx, m, &[Event::public("player_joined", data)], now).await?;
+        Ok(seat)
+    }
+
+    /// Seats a bot of `kind` in the lowest free seat. Each bot seat of a match is
+    /// played by its own bot account (`bot.<kind>.<n>`), which keeps its own
+    /// ratings.
+    async fn seat_bot_locked(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        taken: &[match_seats::Model],
+        kind: &str,
+    ) -> Result<match_seats::Model, ApiError> {
+        let n = taken
+            .iter()
+            .filter(|s| s.bot.as_deref() == Some(kind))
+            .count()
+            + 1;
+        let account = store::bot_player(tx, &bot_name(kind, n), self.clock.now()).await?;
+        self.seat_locked(tx, m, taken, account.id, Some(kind)).await
+    }
+
+    /// Seats a bot in a waiting match (its owner only); the match starts when
+    /// that fills it.
+    pub async fn add_bot(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        kind: &str,
+    ) -> Result<MatchResponse, ApiError> {
+        with_retry!(async {
+            let tx = store::begin_write(&self.db).await?;
+            let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+            self.require_waiting_owner(&m, me)?;
+            let kinds = self.game_of(&m.game)?.bot_kinds();
+            if !kinds.contains(&kind) {
+                return Err(unknown_bot(kind, &kinds));
+            }
+            let seats = store::seats_of(&tx, id).await?;
+            let seat = self.seat_bot_locked(&tx, &mut m, &seats, kind).await?;
+            if seats.len() + 1 == m.seat_count as usize {
+                m = self.start_locked(&tx, m).await?;
+            }
+            tracing::info!(match.id = %id, seat = seat.seat, bot = kind, "bot seated");
+            store::update_match(&tx, m.clone()).await?;
+            tx.commit().await?;
+            Ok::<_, ApiError>(m)
+        })
+        .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
     }
 
@@ -225,29 +443,15 @@ impl Service {
                     "The access token names a player that does not exist.",
                 ));
             }
-            let free = (0..m.seat_count)
-                .find(|s| seats.iter().all(|taken| taken.seat != *s))
-                .ok_or_else(|| ApiError::conflict("match_full", "Every seat is taken."))?;
-            let now = self.clock.now();
-            store::insert_seat(
-                &tx,
-                match_seats::Model {
-                    match_id: id,
-                    seat: free,
-                    player_id: me.id,
-                    joined_at: now,
-                },
-            )
-            .await?;
-            m.version += 1;
-            m.updated_at = now;
+            self.seat_locked(&tx, &mut m, &seats, me.id, None).await?;
             if seats.len() + 1 == m.seat_count as usize {
                 m = self.start_locked(&tx, m).await?;
             }
-            store::update_match(&tx, m).await?;
+            store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
-            Ok::<_, ApiError>(())
-        })?;
+            Ok::<_, ApiError>(m)
+        })
+        .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
     }
 
@@ -261,10 +465,11 @@ impl Service {
             let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
             self.require_waiting_owner(&m, me)?;
             let m = self.start_locked(&tx, m).await?;
-            store::update_match(&tx, m).await?;
+            store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
-            Ok::<_, ApiError>(())
-        })?;
+            Ok::<_, ApiError>(m)
+        })
+        .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
     }
 
@@ -288,21 +493,31 @@ impl Service {
             }
             store::delete_seat(&tx, id, mine.seat).await?;
             let now = self.clock.now();
-            let rest: Vec<&match_seats::Model> =
-                seats.iter().filter(|s| s.seat != mine.seat).collect();
+            // Bots cannot own a match: with no player left, it is aborted.
+            let people: Vec<&match_seats::Model> = seats
+                .iter()
+                .filter(|s| s.seat != mine.seat && s.bot.is_none())
+                .collect();
             if m.owner_id == Some(me.id) {
-                m.owner_id = rest.first().map(|s| s.player_id);
-            }
-            if rest.is_empty() {
-                m.status = ABORTED.into();
-                m.finished_at = Some(now);
+                m.owner_id = people.first().map(|s| s.player_id);
             }
             m.version += 1;
             m.updated_at = now;
-            store::update_match(&tx, m).await?;
+            let mut events = vec![Event::public(
+                "player_left",
+                serde_json::json!({ "seat": mine.seat, "player": me.id }),
+            )];
+            if m.owner_id.is_none() {
+                m.status = ABORTED.into();
+                m.finished_at = Some(now);
+                events.push(Event::public("match_aborted", serde_json::json!({})));
+            }
+            super::moves::record_events(&tx, &m, &events, now).await?;
+            store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
-            Ok::<_, ApiError>(())
-        })?;
+            Ok::<_, ApiError>(m)
+        })
+        .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
     }
 
@@ -320,10 +535,13 @@ impl Service {
             m.finished_at = Some(now);
             m.updated_at = now;
             m.version += 1;
-            store::update_match(&tx, m).await?;
+            let aborted = Event::public("match_aborted", serde_json::json!({}));
+            super::moves::record_events(&tx, &m, &[aborted], now).await?;
+            store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
-            Ok::<_, ApiError>(())
-        })?;
+            Ok::<_, ApiError>(m)
+        })
+        .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
     }
 
@@ -377,7 +595,7 @@ impl Service {
             })
             .collect();
         let n = compacted.len();
-        store::replace_seats(tx, m.id, compacted).await?;
+        store::replace_seats(tx, m.id, compacted.clone()).await?;
         let data = self
             .data
             .by_sha(tx, game, &m.data_sha256)
@@ -397,16 +615,25 @@ impl Service {
         m.seat_count = n as i32;
         m.status = ACTIVE.into();
         m.started_at = Some(now);
+        m.step_started_at = Some(now);
         m.updated_at = now;
         m.step = 0;
         m.version += 1;
-        if let Progress::Finished(outcome) = game.progress(&state)? {
-            let roles = game.roles(&state)?;
-            super::moves::finish(tx, &mut m, &outcome, &roles, now).await?;
-        }
-        m.deadline_at = game
-            .step_time_limit(&state)?
-            .map(|secs| now + chrono::Duration::seconds(secs as i64));
+        // A match is rated only when every seat is a person.
+        m.rated = m.rated && compacted.iter().all(|s| s.bot.is_none());
+        let started = Event::public(
+            "match_started",
+            serde_json::json!({
+                "seats": compacted.iter().map(|s| serde_json::json!({
+                    "seat": s.seat, "player": s.player_id, "bot": s.bot,
+                })).collect::<Vec<_>>(),
+                "rated": m.rated,
+            }),
+        );
+        super::moves::record_events(tx, &m, &[started], now).await?;
+        self.finish_if_over(tx, &mut m, &compacted, &state, now)
+            .await?;
+        self.schedule(&mut m, &compacted, &state)?;
         m.state = Some(state.to_string());
         Ok(m)
     }
@@ -481,6 +708,18 @@ impl Service {
                         Some(s) if your_turn => game.legal(state, s)?,
                         _ => None,
                     };
+                    let rule = game.step_time_limit(state)?;
+                    let deadlines = p
+                        .awaiting
+                        .iter()
+                        .filter_map(|a| seats.iter().find(|s| s.seat as usize == *a))
+                        .filter_map(|s| {
+                            seat_deadline(m, s, rule).map(|(at, _)| Deadline {
+                                seat: s.seat as usize,
+                                at,
+                            })
+                        })
+                        .collect();
                     prompt = Some(PromptResponse {
                         step: m.step,
                         round: p.round,
@@ -488,22 +727,15 @@ impl Service {
                         sealed: p.sealed,
                         awaiting: p.awaiting.clone(),
                         your_turn,
-                        deadlines: m
-                            .deadline_at
-                            .map(|at| {
-                                p.awaiting
-                                    .iter()
-                                    .map(|seat| Deadline { seat: *seat, at })
-                                    .collect()
-                            })
-                            .unwrap_or_default(),
+                        deadlines,
                         legal,
                     });
                 }
-                Progress::Finished(outcome) => {
-                    result = Some(
-                        outcome
-                            .placings
+                _ if m.status == FINISHED => {
+                    let forfeited = forfeited_seats(seats);
+                    let outcome = final_outcome(game, state, m.seat_count as usize, &forfeited)?;
+                    result = outcome.map(|o| {
+                        o.placings
                             .iter()
                             .map(|p| PlacingResponse {
                                 seat: p.seat,
@@ -511,10 +743,10 @@ impl Service {
                                 score: p.score,
                                 rank: p.rank,
                             })
-                            .collect(),
-                    );
+                            .collect()
+                    });
                 }
-                Progress::Active(_) => {}
+                _ => {}
             }
         }
         let mut options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
@@ -532,10 +764,7 @@ impl Service {
             status: m.status.clone(),
             seat_count: m.seat_count as usize,
             seats: (0..m.seat_count as usize)
-                .map(|seat| SeatResponse {
-                    seat,
-                    player: seat_player(seat),
-                })
+                .map(|seat| seat_response(seat, seats, &player_ref))
                 .collect(),
             owner: m.owner_id.map(player_ref),
             your_seat,
@@ -623,15 +852,16 @@ impl Service {
                 game: m.game.clone(),
                 status: m.status.clone(),
                 seat_count: m.seat_count as usize,
-                seats: (0..m.seat_count)
-                    .map(|seat| SeatResponse {
-                        seat: seat as usize,
-                        player: seats
-                            .iter()
-                            .find(|s| s.match_id == m.id && s.seat == seat)
-                            .map(|s| player_ref(s.player_id)),
-                    })
-                    .collect(),
+                seats: {
+                    let of_match: Vec<match_seats::Model> = seats
+                        .iter()
+                        .filter(|s| s.match_id == m.id)
+                        .cloned()
+                        .collect();
+                    (0..m.seat_count as usize)
+                        .map(|seat| seat_response(seat, &of_match, &player_ref))
+                        .collect()
+                },
                 owner: m.owner_id.map(player_ref),
                 step: m.step,
                 version: m.version,
@@ -662,24 +892,26 @@ impl Service {
             let Some(seat) = seats
                 .iter()
                 .find(|s| s.match_id == m.id && s.player_id == me.id)
-                .map(|s| s.seat as usize)
             else {
                 continue;
             };
             let game = self.game_of(&m.game)?;
             let Some(state) = state_of(m)? else { continue };
             if let Progress::Active(p) = game.progress(&state)?
-                && p.awaiting.contains(&seat)
+                && p.awaiting.contains(&(seat.seat as usize))
+                && seat.presence != FORFEITED_PRESENCE
             {
+                let rule = game.step_time_limit(&state)?;
                 items.push(super::models::TurnResponse {
                     match_id: m.id,
                     game: m.game.clone(),
-                    your_seat: seat,
+                    your_seat: seat.seat as usize,
                     step: m.step,
                     kind: p.kind,
                     sealed: p.sealed,
-                    deadline: m.deadline_at,
-                    owed_since: m.updated_at,
+                    deadline: seat_deadline(m, seat, rule).map(|(at, _)| at),
+                    owed_since: m.step_started_at.unwrap_or(m.updated_at),
+                    absent: seat.presence != PRESENT,
                 });
             }
         }

@@ -1,16 +1,21 @@
 //! The match lifecycle, written once for all games. Owns transactions and locking.
 
+mod absence;
 pub mod clock;
 pub mod data;
 mod deadlines;
+pub mod hub;
 mod matches;
 pub mod models;
 mod moves;
+pub mod outcome;
 mod players;
 mod ratings;
 pub mod registry;
 pub mod replay;
 mod stats;
+pub mod streams;
+pub mod timing;
 
 use std::sync::Arc;
 
@@ -21,9 +26,11 @@ use crate::errors::ApiError;
 use crate::games::DynGame;
 use crate::metrics::Metrics;
 
+pub use matches::SERVICE_OPTION_KEYS;
 pub use matches::{CreateMatch, ListMatches};
 pub use moves::{SubmitMove, Submitted};
 pub use stats::GameStatsQuery;
+pub use streams::{StreamAuth, StreamFrame};
 
 /// Shared by every request handler: the pool, the games, their data, the keys, the clock.
 pub struct Service {
@@ -33,6 +40,7 @@ pub struct Service {
     jwt: JwtKeys,
     clock: Arc<dyn clock::Clock>,
     metrics: Arc<Metrics>,
+    hub: Arc<hub::Hub>,
 }
 
 impl Service {
@@ -44,6 +52,8 @@ impl Service {
         clock: Arc<dyn clock::Clock>,
         metrics: Arc<Metrics>,
     ) -> Self {
+        let across_replicas = db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        let hub = Arc::new(hub::Hub::new(across_replicas));
         Self {
             db,
             games,
@@ -51,7 +61,12 @@ impl Service {
             jwt,
             clock,
             metrics,
+            hub,
         }
+    }
+
+    pub fn hub(&self) -> &Arc<hub::Hub> {
+        &self.hub
     }
 
     pub fn metrics(&self) -> &Metrics {
@@ -190,7 +205,14 @@ impl Service {
                     summary: info.summary.to_owned(),
                     seats: info.seats,
                     options: info.options,
-                    service_options: serde_json::json!({"rated": true, "position": null}),
+                    service_options: serde_json::json!({
+                        "rated": true,
+                        "position": null,
+                        "move_time_limit": null,
+                        "timeout_policy": timing::POLICY_BOT,
+                        "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
+                    }),
+                    bots: g.bot_kinds().into_iter().map(str::to_owned).collect(),
                     data_sha256: data.as_ref().map(|d| d.sha256.clone()).unwrap_or_default(),
                     data_placeholder: data.is_some_and(|d| d.placeholder),
                 }

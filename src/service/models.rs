@@ -45,9 +45,16 @@ pub struct GameResponse {
     /// The game's options with their defaults.
     #[schema(value_type = Object)]
     pub options: Value,
-    /// The service options every game accepts in the same `options` object.
+    /// The service options every game accepts in the same `options` object, with
+    /// their defaults: `rated`; `position`; `move_time_limit` (seconds per move,
+    /// none by default); `timeout_policy` (`bot`: a bot moves for a seat whose time
+    /// ran out, which is then absent; `forfeit`: the seat forfeits);
+    /// `absent_move_time_limit` (seconds an absent seat gets, with `bot`).
     #[schema(value_type = Object)]
     pub service_options: Value,
+    /// The bots that can take a seat (`bots` of `POST /matches`, or
+    /// `POST /matches/{id}/bots`), weakest first.
+    pub bots: Vec<String>,
     /// SHA-256 of the component data new matches are created with.
     pub data_sha256: String,
     /// Whether any of that data is a placeholder rather than sourced.
@@ -61,6 +68,11 @@ pub struct SeatResponse {
     pub seat: usize,
     /// Null while the seat is free.
     pub player: Option<PlayerRef>,
+    /// The bot kind when a bot plays the seat.
+    pub bot: Option<String>,
+    /// `present`; `absent` while a bot stands in for a player who let a deadline
+    /// pass; `forfeited` once the seat resigned or forfeited on time. Null while free.
+    pub presence: Option<String>,
 }
 
 /// When a seat must move by (deadlines are set by the match's options).
@@ -196,6 +208,10 @@ pub struct MoveResponse {
     /// The move, or only its public part while it is sealed to the caller.
     #[schema(value_type = Object)]
     pub action: Value,
+    /// Null when the seat's player moved; `bot:<kind>` when a bot did (a bot seat,
+    /// or a stand-in for an absent player); `null` when the server played the
+    /// seat's null move (a forfeited seat, or a game's own time limit).
+    pub author: Option<String>,
     pub version: i64,
     pub created_at: DateTime<Utc>,
 }
@@ -452,10 +468,13 @@ pub struct TurnResponse {
     /// The kind of decision owed.
     pub kind: String,
     pub sealed: bool,
-    /// When the move falls due, if the step has a deadline.
+    /// When the move falls due, if it has a deadline.
     pub deadline: Option<DateTime<Utc>>,
-    /// When the match last changed (since then the move is owed).
+    /// When the move became owed (the start of the step).
     pub owed_since: DateTime<Utc>,
+    /// True while a bot stands in for you after a missed deadline (moving, or
+    /// `POST /matches/{id}/return`, ends it).
+    pub absent: bool,
 }
 
 /// Every match where the caller owes a move: soonest deadline first, then oldest.

@@ -1,19 +1,21 @@
 use chrono::{DateTime, Utc};
 use sea_orm::ActiveValue::{NotSet, Set};
 use sea_orm::DatabaseTransaction;
-use serde_json::Value;
+use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::matches::{ACTIVE, FINISHED, not_found, seed_of, state_of};
+use super::matches::{ACTIVE, FINISHED, forfeited_seats, not_found, seed_of, state_of};
 use super::models::{
     EventPage, EventResponse, LedgerResponse, MovePage, MoveReceipt, MoveResponse, PlayerRef,
     RoundPage, RoundResponse, RoundSeatResponse,
 };
+use super::outcome::final_outcome;
+use super::timing::{ABSENT, FORFEITED, PRESENT, next_deadline};
 use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{Audience, Outcome, Progress, RoundRecord};
+use crate::games::{Audience, Event, Progress, RoundRecord};
 use crate::store::entities::{
     events, ledger, match_results, match_seats, matches, moves, round_seats, rounds,
 };
@@ -24,6 +26,14 @@ pub struct SubmitMove {
     pub action: Value,
     /// The client's `Idempotency-Key`, if sent.
     pub idempotency_key: Option<String>,
+}
+
+/// Who made a move: the seat's player (with the request's Idempotency-Key), a bot,
+/// or the server playing the seat's null move.
+pub(super) enum Author {
+    Player(Option<String>),
+    Bot(String),
+    Null,
 }
 
 /// An accepted move's receipt, and whether it answers a retry of an earlier request.
@@ -44,40 +54,30 @@ fn receipt(m: &moves::Model) -> Result<MoveReceipt, ApiError> {
     })
 }
 
-/// Marks a match finished and records its placings.
-pub(super) async fn finish(
+/// Stores events of a match at its current version.
+pub(super) async fn record_events(
     tx: &DatabaseTransaction,
-    m: &mut matches::Model,
-    outcome: &Outcome,
-    roles: &[Option<String>],
+    m: &matches::Model,
+    events: &[Event],
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let seats = store::seats_of(tx, m.id).await?;
-    let player_of = |seat: usize| {
-        seats
-            .iter()
-            .find(|s| s.seat as usize == seat)
-            .map(|s| s.player_id)
-    };
-    let rows = outcome
-        .placings
+    let rows = events
         .iter()
-        .map(|p| match_results::Model {
-            match_id: m.id,
-            seat: p.seat as i32,
-            player_id: player_of(p.seat),
-            score: p.score,
-            rank: p.rank as i32,
-            role: roles.get(p.seat).cloned().flatten(),
+        .map(|e| events::ActiveModel {
+            id: NotSet,
+            match_id: Set(m.id),
+            version: Set(m.version),
+            audience_seat: Set(match e.audience {
+                Audience::Public => None,
+                Audience::Seat(s) => Some(s as i32),
+            }),
+            kind: Set(e.kind.clone()),
+            data: Set(e.data.to_string()),
+            created_at: Set(now),
+            tx: NotSet,
         })
         .collect();
-    store::insert_results(tx, rows).await?;
-    if m.rated {
-        super::ratings::rate_match(tx, m, outcome, &seats, now).await?;
-    }
-    m.status = FINISHED.into();
-    m.finished_at = Some(now);
-    Ok(())
+    Ok(store::insert_events(tx, rows).await?)
 }
 
 fn round_rows(
@@ -154,7 +154,10 @@ impl Service {
                 "An Idempotency-Key has 1 to 255 characters.",
             ));
         }
-        let out = with_retry!(self.submit_once(me, id, &req))?;
+        let (out, m) = with_retry!(self.submit_once(me, id, &req))?;
+        if let Some(m) = m {
+            self.committed(&m);
+        }
         tracing::info!(match.id = %id, player.id = %me.id, step = out.receipt.step, replay = out.replay, "move accepted");
         Ok(out)
     }
@@ -164,17 +167,17 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         req: &SubmitMove,
-    ) -> Result<Submitted, ApiError> {
+    ) -> Result<(Submitted, Option<matches::Model>), ApiError> {
         let tx = store::begin_write(&self.db).await?;
         let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-        let seats = store::seats_of(&tx, id).await?;
-        let seat = seats
+        let mut seats = store::seats_of(&tx, id).await?;
+        let mine = seats
             .iter()
-            .find(|s| s.player_id == me.id)
-            .map(|s| s.seat)
+            .position(|s| s.player_id == me.id)
             .ok_or_else(|| {
                 ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
             })?;
+        let seat = seats[mine].seat;
         let game = self.game_of(&m.game)?;
         let same_move = |prev: &moves::Model| -> Result<bool, ApiError> {
             let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
@@ -190,10 +193,13 @@ impl Service {
             && let Some(prev) = store::move_by_key(&tx, id, me.id, key).await?
         {
             return if same_move(&prev)? {
-                Ok(Submitted {
-                    receipt: receipt(&prev)?,
-                    replay: true,
-                })
+                Ok((
+                    Submitted {
+                        receipt: receipt(&prev)?,
+                        replay: true,
+                    },
+                    None,
+                ))
             } else {
                 Err(ApiError::conflict(
                     "idempotency_key_reused",
@@ -206,11 +212,19 @@ impl Service {
         if req.step >= 0
             && let Some(prev) = store::move_at(&tx, id, req.step, seat).await?
         {
-            return if same_move(&prev)? {
-                Ok(Submitted {
-                    receipt: receipt(&prev)?,
-                    replay: true,
-                })
+            return if prev.author.is_none() && same_move(&prev)? {
+                Ok((
+                    Submitted {
+                        receipt: receipt(&prev)?,
+                        replay: true,
+                    },
+                    None,
+                ))
+            } else if prev.author.is_some() {
+                Err(ApiError::conflict(
+                    "already_moved",
+                    "Your seat's move for this step was already played for you after its deadline passed.",
+                ))
             } else {
                 Err(ApiError::conflict(
                     "already_moved",
@@ -222,6 +236,12 @@ impl Service {
             return Err(ApiError::conflict(
                 "match_not_active",
                 format!("This match is {}; it takes no moves.", m.status),
+            ));
+        }
+        if seats[mine].presence == FORFEITED {
+            return Err(ApiError::conflict(
+                "seat_forfeited",
+                "Your seat forfeited this match; it takes no more moves from you.",
             ));
         }
         if req.step != m.step {
@@ -253,6 +273,14 @@ impl Service {
             ));
         }
         let action = game.validate(&state, seat_u, &req.action)?;
+        let now = self.clock.now();
+        // A move of an absent seat's player is its return.
+        if seats[mine].presence == ABSENT {
+            seats[mine].presence = PRESENT.into();
+            store::update_seat(&tx, seats[mine].clone()).await?;
+            let back = Event::public("seat_returned", json!({ "seat": seat, "by": "move" }));
+            record_events(&tx, &m, &[back], now).await?;
+        }
         let game_id = m.game.clone();
         let row = self
             .apply_locked(
@@ -263,22 +291,35 @@ impl Service {
                 seat_u,
                 Some(me.id),
                 action,
-                req.idempotency_key.clone(),
+                Author::Player(req.idempotency_key.clone()),
             )
             .await?;
-        store::update_match(&tx, m).await?;
+        store::update_match(&tx, m.clone()).await?;
         tx.commit().await?;
         self.count_move(&game_id, row.completes_step);
-        Ok(Submitted {
-            receipt: receipt(&row)?,
-            replay: false,
-        })
+        Ok((
+            Submitted {
+                receipt: receipt(&row)?,
+                replay: false,
+            },
+            Some(m),
+        ))
     }
 
     pub(super) fn count_move(&self, game: &str, completes_step: bool) {
         self.metrics.moves_accepted.with_label_values(&[game]).inc();
         if completes_step {
             self.metrics.steps_resolved.with_label_values(&[game]).inc();
+        }
+    }
+
+    /// After a transaction that changed `m` committed: wakes whoever waits on the
+    /// match, here and on the other replicas, and the poller when a move is due
+    /// at once (a bot's, or a forfeited seat's).
+    pub(super) fn committed(&self, m: &matches::Model) {
+        self.hub.changed(m.id);
+        if m.deadline_at.is_some_and(|at| at <= self.clock.now()) {
+            self.hub.wake_poller();
         }
     }
 
@@ -295,7 +336,7 @@ impl Service {
         seat: usize,
         player: Option<Uuid>,
         action: Value,
-        idempotency_key: Option<String>,
+        author: Author,
     ) -> Result<moves::Model, ApiError> {
         let game = self.game_of(&m.game)?;
         let id = m.id;
@@ -313,8 +354,14 @@ impl Service {
         m.version += 1;
         if t.completes_step {
             m.step += 1;
+            m.step_started_at = Some(now);
         }
         m.updated_at = now;
+        let (idempotency_key, author) = match author {
+            Author::Player(key) => (key, None),
+            Author::Bot(kind) => (None, Some(format!("bot:{kind}"))),
+            Author::Null => (None, Some("null".to_owned())),
+        };
         let row = moves::Model {
             id: 0,
             match_id: id,
@@ -329,6 +376,7 @@ impl Service {
             created_at: now,
             idempotency_key,
             private_until_end,
+            author,
         };
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
@@ -336,38 +384,120 @@ impl Service {
         if t.reveal {
             store::reveal_moves(tx, id, false).await?;
         }
-        let event_rows = t
-            .events
-            .iter()
-            .map(|e| events::ActiveModel {
-                id: NotSet,
-                match_id: Set(id),
-                version: Set(m.version),
-                audience_seat: Set(match e.audience {
-                    Audience::Public => None,
-                    Audience::Seat(s) => Some(s as i32),
-                }),
-                kind: Set(e.kind.clone()),
-                data: Set(e.data.to_string()),
-                created_at: Set(now),
-            })
-            .collect();
-        store::insert_events(tx, event_rows).await?;
+        // The service's own events frame the game's: who submitted (never what),
+        // then what the game says, then the step and rounds it resolved.
+        let mut events = vec![Event::public(
+            "seat_submitted",
+            json!({ "seat": seat, "step": step }),
+        )];
+        events.extend(t.events.iter().cloned());
+        if t.completes_step {
+            events.push(Event::public(
+                "step_resolved",
+                json!({ "step": step, "next_step": m.step }),
+            ));
+        }
+        let game_told_rounds = t.events.iter().any(|e| e.kind == "round_resolved");
         for r in &t.rounds {
+            if !game_told_rounds {
+                events.push(Event::public(
+                    "round_resolved",
+                    json!({ "round": r.round, "outcome": r.outcome }),
+                ));
+            }
             store::insert_round(tx, round_rows(id, step, r, seats, now)).await?;
         }
-        if let Progress::Finished(outcome) = game.progress(&t.state)? {
-            let roles = game.roles(&t.state)?;
-            finish(tx, m, &outcome, &roles, now).await?;
-            store::reveal_moves(tx, id, true).await?;
-            m.deadline_at = None;
-        } else if t.completes_step {
-            m.deadline_at = game
-                .step_time_limit(&t.state)?
-                .map(|secs| now + chrono::Duration::seconds(secs as i64));
-        }
+        record_events(tx, m, &events, now).await?;
+        self.finish_if_over(tx, m, seats, &t.state, now).await?;
+        self.schedule(m, seats, &t.state)?;
         m.state = Some(t.state.to_string());
         Ok(row)
+    }
+
+    /// Finishes the match if its state (or its forfeits) say it is over: the
+    /// placings, the ratings, every move made public, the `match_finished` event.
+    /// Answers whether it did.
+    pub(super) async fn finish_if_over(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        seats: &[match_seats::Model],
+        state: &Value,
+        now: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let forfeited = forfeited_seats(seats);
+        let Some(outcome) = final_outcome(game, state, m.seat_count as usize, &forfeited)? else {
+            return Ok(false);
+        };
+        let roles = game.roles(state)?;
+        let player_of = |seat: usize| {
+            seats
+                .iter()
+                .find(|s| s.seat as usize == seat)
+                .map(|s| s.player_id)
+        };
+        let rows = outcome
+            .placings
+            .iter()
+            .map(|p| match_results::Model {
+                match_id: m.id,
+                seat: p.seat as i32,
+                player_id: player_of(p.seat),
+                score: p.score,
+                rank: p.rank as i32,
+                role: roles.get(p.seat).cloned().flatten(),
+            })
+            .collect();
+        store::insert_results(tx, rows).await?;
+        if m.rated {
+            super::ratings::rate_match(tx, m, &outcome, seats, now, |_| true).await?;
+        } else if self.bots_rated(m, seats)? {
+            // Bots keep ratings of their own, measured against everybody's, but
+            // a match with a bot never moves a person's rating.
+            super::ratings::rate_match(tx, m, &outcome, seats, now, |s| s.bot.is_some()).await?;
+        }
+        m.status = FINISHED.into();
+        m.finished_at = Some(now);
+        m.deadline_at = None;
+        store::reveal_moves(tx, m.id, true).await?;
+        let finished = Event::public(
+            "match_finished",
+            json!({ "placings": outcome.placings, "forfeited": forfeited }),
+        );
+        record_events(tx, m, &[finished], now).await?;
+        Ok(true)
+    }
+
+    /// Whether a match that is not rated for its people still rates its bots: it
+    /// has bots, started from no position, and its creator left `rated` on.
+    fn bots_rated(
+        &self,
+        m: &matches::Model,
+        seats: &[match_seats::Model],
+    ) -> Result<bool, ApiError> {
+        if m.position.is_some() || seats.iter().all(|s| s.bot.is_none()) {
+            return Ok(false);
+        }
+        let options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
+        Ok(options.get("rated").and_then(Value::as_bool) != Some(false))
+    }
+
+    /// Sets the match's next deadline: the earliest of its owing seats'.
+    pub(super) fn schedule(
+        &self,
+        m: &mut matches::Model,
+        seats: &[match_seats::Model],
+        state: &Value,
+    ) -> Result<(), ApiError> {
+        let game = self.game_of(&m.game)?;
+        m.deadline_at = match game.progress(state)? {
+            Progress::Active(p) if m.status == ACTIVE => {
+                next_deadline(m, seats, &p.awaiting, game.step_time_limit(state)?)
+            }
+            _ => None,
+        };
+        Ok(())
     }
 
     /// The caller's seat in a match, if any.
@@ -423,6 +553,7 @@ impl Service {
                     }),
                     sealed: !visible,
                     action: serde_json::from_str(action).map_err(ApiError::internal)?,
+                    author: r.author.clone(),
                     version: r.version_after,
                     created_at: r.created_at,
                 })

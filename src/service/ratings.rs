@@ -22,25 +22,22 @@ fn default_rating() -> (f64, f64) {
     (r.rating, r.uncertainty)
 }
 
-/// Updates the ratings of every seated player from the placings; each seat is a
-/// team of one, and tied seats share their rank.
+/// Updates the ratings of the seated players for which `moves` holds, from the
+/// placings of every seat; each seat is a team of one, and tied seats share their
+/// rank. The others' ratings take part in the computation but are not written.
 pub(super) async fn rate_match(
     tx: &DatabaseTransaction,
     m: &matches::Model,
     outcome: &Outcome,
     seats: &[match_seats::Model],
     now: DateTime<Utc>,
+    moves: impl Fn(&match_seats::Model) -> bool,
 ) -> Result<(), ApiError> {
-    let player_of = |seat: usize| {
-        seats
-            .iter()
-            .find(|s| s.seat as usize == seat)
-            .map(|s| s.player_id)
-    };
-    let placed: Vec<(Uuid, u32)> = outcome
+    let seat_of = |seat: usize| seats.iter().find(|s| s.seat as usize == seat);
+    let placed: Vec<(Uuid, u32, bool)> = outcome
         .placings
         .iter()
-        .filter_map(|p| player_of(p.seat).map(|id| (id, p.rank)))
+        .filter_map(|p| seat_of(p.seat).map(|s| (s.player_id, p.rank, moves(s))))
         .collect();
     if placed.len() < 2 {
         return Ok(());
@@ -48,7 +45,7 @@ pub(super) async fn rate_match(
     let rows = store::lock_ratings(
         tx,
         &m.game,
-        placed.iter().map(|(id, _)| *id).collect(),
+        placed.iter().map(|(id, _, _)| *id).collect(),
         default_rating(),
         now,
     )
@@ -62,15 +59,18 @@ pub(super) async fn rate_match(
             })
             .unwrap_or_default()
     };
-    let teams: Vec<[WengLinRating; 1]> = placed.iter().map(|(id, _)| [current(*id)]).collect();
+    let teams: Vec<[WengLinRating; 1]> = placed.iter().map(|(id, _, _)| [current(*id)]).collect();
     let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
         .iter()
         .zip(&placed)
-        .map(|(t, (_, rank))| (&t[..], MultiTeamOutcome::new(*rank as usize)))
+        .map(|(t, (_, rank, _))| (&t[..], MultiTeamOutcome::new(*rank as usize)))
         .collect();
     let updated = weng_lin_multi_team(&input, &WengLinConfig::new());
     let mut history = Vec::new();
-    for ((id, rank), new) in placed.iter().zip(updated) {
+    for ((id, rank, write), new) in placed.iter().zip(updated) {
+        if !write {
+            continue;
+        }
         let Some(mut row) = rows.iter().find(|r| r.player_id == *id).cloned() else {
             continue;
         };

@@ -9,10 +9,11 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::matches::{ABORTED, FINISHED, not_found, seed_of};
+use super::outcome::final_outcome;
 use super::{Service, data};
 use crate::errors::ApiError;
 use crate::games::rng::{GameRng, sha256_hex};
-use crate::games::{DynGame, Progress};
+use crate::games::{DynGame, Outcome};
 use crate::store;
 
 /// One move of a bundle.
@@ -33,6 +34,13 @@ pub struct BundlePlayer {
     pub seat: usize,
     pub id: Uuid,
     pub name: String,
+    /// The bot kind, when a bot played the seat.
+    #[serde(default)]
+    pub bot: Option<String>,
+    /// Whether the seat forfeited (resigned, or ran out of time under the
+    /// `forfeit` policy): it then ranks last, and the match may end early.
+    #[serde(default)]
+    pub forfeited: bool,
 }
 
 /// A resolved round, as published.
@@ -116,7 +124,20 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// Replays a bundle with the engines; never trusts anything it carries.
+fn placings(o: &Outcome) -> Vec<BundlePlacing> {
+    o.placings
+        .iter()
+        .map(|p| BundlePlacing {
+            seat: p.seat,
+            score: p.score,
+            rank: p.rank,
+        })
+        .collect()
+}
+
+/// Replays a bundle with the engines; never trusts anything it carries (but the
+/// seats' forfeits, which leave no move of their own: the result is checked
+/// given them).
 pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
     let mut problems = Vec::new();
     let mut r = VerifyReport {
@@ -162,8 +183,10 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
         && b.moves.len() <= MAX_BUNDLE_MOVES
     {
         let mut options = b.options.as_object().cloned().unwrap_or_default();
-        options.remove("rated");
         let position = options.remove("position").filter(|p| !p.is_null());
+        for key in super::SERVICE_OPTION_KEYS {
+            options.remove(key);
+        }
         let options = Value::Object(options);
         let start = match &position {
             Some(p) => game.from_position(&data.parsed, b.seats, &options, p),
@@ -234,17 +257,14 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
                 if ok && !r.rounds_match {
                     problems.push("the replayed rounds differ from the bundle's".to_owned());
                 }
-                let replayed = match game.progress(&state) {
-                    Ok(Progress::Finished(o)) => Some(
-                        o.placings
-                            .iter()
-                            .map(|p| BundlePlacing {
-                                seat: p.seat,
-                                score: p.score,
-                                rank: p.rank,
-                            })
-                            .collect::<Vec<_>>(),
-                    ),
+                let forfeited: Vec<usize> = b
+                    .players
+                    .iter()
+                    .filter(|p| p.forfeited)
+                    .map(|p| p.seat)
+                    .collect();
+                let replayed = match final_outcome(game.as_ref(), &state, b.seats, &forfeited) {
+                    Ok(Some(o)) => Some(placings(&o)),
                     _ => None,
                 };
                 r.result_matches = ok && replayed == b.result;
@@ -336,19 +356,9 @@ impl Service {
             (true, Some(state)) => {
                 let game = self.game_of(&m.game)?;
                 let state: Value = serde_json::from_str(state).map_err(ApiError::internal)?;
-                match game.progress(&state)? {
-                    Progress::Finished(o) => Some(
-                        o.placings
-                            .iter()
-                            .map(|p| BundlePlacing {
-                                seat: p.seat,
-                                score: p.score,
-                                rank: p.rank,
-                            })
-                            .collect(),
-                    ),
-                    Progress::Active(_) => None,
-                }
+                let forfeited = super::matches::forfeited_seats(&seats);
+                final_outcome(game, &state, m.seat_count as usize, &forfeited)?
+                    .map(|o| placings(&o))
             }
             _ => None,
         };
@@ -367,6 +377,8 @@ impl Service {
                     seat: s.seat as usize,
                     id: s.player_id,
                     name: names.get(&s.player_id).cloned().unwrap_or_default(),
+                    bot: s.bot.clone(),
+                    forfeited: s.presence == super::timing::FORFEITED,
                 })
                 .collect(),
             seed_sha256: m.seed_sha256.clone(),

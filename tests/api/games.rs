@@ -384,8 +384,8 @@ async fn every_move_error_class_answers_its_problem_and_stores_nothing() {
     .problem(404, "match_not_found");
     let m = app.match_as(&id, None).await;
     assert_eq!(
-        m["version"], 3,
-        "only the joins and the start changed the match"
+        m["version"], 4,
+        "only the three seatings and the start changed the match"
     );
     let moves = app
         .get(&format!("/api/v1/matches/{id}/moves"), None)

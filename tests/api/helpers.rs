@@ -10,6 +10,15 @@ use sealed_orders::startup::Application;
 use secrecy::SecretString;
 use serde_json::{Value, json};
 
+/// An HTTP client that drops idle connections before the server's keep-alive
+/// (5 s) ends them, so a request never goes out on a connection being closed.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .pool_idle_timeout(std::time::Duration::from_secs(2))
+        .build()
+        .expect("an HTTP client")
+}
+
 /// Where a test's data lives; removed when the test ends.
 enum DbGuard {
     Sqlite(#[allow(dead_code)] tempfile::TempDir),
@@ -125,7 +134,7 @@ async fn spawn_app_with_clock(clock: Arc<dyn Clock>, deadline_poll_ms: u64) -> T
     tokio::spawn(app.run_until_stopped());
     TestApp {
         address,
-        client: reqwest::Client::new(),
+        client: client(),
         settings,
         _db: guard.0,
     }
@@ -136,6 +145,15 @@ pub struct Process {
     child: std::process::Child,
     pub log: std::path::PathBuf,
     _dir: tempfile::TempDir,
+}
+
+impl Process {
+    /// Asks the server to stop, as an orchestrator does (SIGTERM).
+    pub fn terminate(&self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+    }
 }
 
 impl Drop for Process {
@@ -186,7 +204,7 @@ pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
     };
     let app = TestApp {
         address: format!("http://127.0.0.1:{port}"),
-        client: reqwest::Client::new(),
+        client: client(),
         settings,
         _db: guard.0,
     };
@@ -291,6 +309,39 @@ impl TestApp {
             headers,
             text,
         }
+    }
+
+    /// Opens an event stream (`Accept: text/event-stream`) and reads it until
+    /// `done` says the text so far is enough, the server ends it, or `quiet`
+    /// passes without a new chunk. Answers the status and the text read.
+    pub async fn stream(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        last_event_id: Option<&str>,
+        quiet: std::time::Duration,
+        done: impl Fn(&str) -> bool,
+    ) -> (StatusCode, String) {
+        let mut req = self
+            .client
+            .get(self.url(path))
+            .header("accept", "text/event-stream");
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
+        let mut resp = req.send().await.expect("request");
+        let status = resp.status();
+        let mut text = String::new();
+        while !done(&text) {
+            match tokio::time::timeout(quiet, resp.chunk()).await {
+                Ok(Ok(Some(bytes))) => text.push_str(&String::from_utf8_lossy(&bytes)),
+                _ => break,
+            }
+        }
+        (status, text)
     }
 
     pub async fn get(&self, path: &str, token: Option<&str>) -> Reply {

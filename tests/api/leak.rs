@@ -20,6 +20,10 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/players/me/turns".to_owned()],
     );
     f.insert(
+        "/api/v1/players/me/events",
+        vec!["/api/v1/players/me/events".to_owned()],
+    );
+    f.insert(
         "/api/v1/players/{name}",
         vec![format!("/api/v1/players/{name}")],
     );
@@ -107,6 +111,19 @@ async fn readable(
                 text = v.to_string();
             }
             bodies.push((format!("GET {url}"), text));
+            // The event lists are also streams: read what a stream gives.
+            if url.ends_with("/events") && (reader.is_some() || !url.contains("/me/")) {
+                let (_, text) = app
+                    .stream(
+                        url,
+                        reader.map(|p| p.token.as_str()),
+                        None,
+                        std::time::Duration::from_millis(300),
+                        |_| false,
+                    )
+                    .await;
+                bodies.push((format!("STREAM {url}"), sse_normalized(&text)));
+            }
         }
     }
     if let Some(p) = reader {
@@ -303,6 +320,25 @@ fn normalize(v: &mut Value) {
         }
         _ => {}
     }
+}
+
+/// A stream's text with every event's data normalized as a JSON body is, and
+/// positions (`id:` lines, which carry transaction ids on Postgres) left out.
+fn sse_normalized(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with("id:"))
+        .map(|l| match l.strip_prefix("data: ") {
+            Some(json) => match serde_json::from_str::<Value>(json) {
+                Ok(mut v) => {
+                    normalize(&mut v);
+                    format!("data: {v}")
+                }
+                Err(_) => l.to_owned(),
+            },
+            None => l.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn normalized(bodies: Vec<(String, String)>) -> Vec<(String, String)> {

@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod async_play;
 mod deadlines;
 mod errors;
 mod games;
@@ -19,3 +20,4 @@ mod ratings;
 mod replays;
 mod replicas;
 mod stats;
+mod streams;

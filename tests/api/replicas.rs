@@ -87,3 +87,287 @@ async fn two_replicas_started_at_once_on_a_fresh_database_both_come_up_healthy()
     assert_eq!(r.status().as_u16(), 200);
     drop(servers);
 }
+
+/// Starts `n` replicas at the same instant on one fresh database; answers them
+/// once every one is ready.
+async fn replicas(
+    settings: &sealed_orders::config::Settings,
+    n: usize,
+    env: &[(&str, &str)],
+) -> (Vec<Server>, Vec<String>) {
+    let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
+    let servers: Vec<Server> = ports
+        .iter()
+        .map(|port| {
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
+            cmd.env("DATABASE_URL", &settings.database_url)
+                .env("PORT", port.to_string())
+                .env(
+                    "JWT_SECRET",
+                    settings
+                        .jwt_secret
+                        .as_ref()
+                        .expect("secret")
+                        .expose_secret(),
+                )
+                .env_remove("DATABASE_SCHEMA")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Some(schema) = &settings.database_schema {
+                cmd.env("DATABASE_SCHEMA", schema);
+            }
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            Server(cmd.spawn().expect("start a replica"))
+        })
+        .collect();
+    let client = reqwest::Client::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for port in &ports {
+        while !client
+            .get(format!("http://127.0.0.1:{port}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            assert!(Instant::now() < deadline, "a replica never became ready");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    (
+        servers,
+        ports
+            .iter()
+            .map(|p| format!("http://127.0.0.1:{p}/api/v1"))
+            .collect(),
+    )
+}
+
+async fn call(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    token: Option<&str>,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let mut req = client.request(method.clone(), &url).json(&body);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let r = req.send().await.expect("request");
+    let status = r.status();
+    let text = r.text().await.expect("body");
+    assert!(status.is_success(), "{method} {url}: {status} {text}");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[tokio::test]
+async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
+    use serde_json::{Value, json};
+    let (settings, _guard) = test_settings().await;
+    if settings.database_schema.is_none() {
+        // Several processes share one Postgres; SQLite is one process's database.
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (servers, apis) = replicas(&settings, 2, &[("DEADLINE_POLL_MS", "50")]).await;
+    let client = reqwest::Client::new();
+    let get = reqwest::Method::GET;
+    let post = reqwest::Method::POST;
+    // Accounts made on one replica log in on the other.
+    let mut tokens = Vec::new();
+    for (i, name) in ["ann", "ben"].iter().enumerate() {
+        let body = json!({"name": name, "password": "password1"});
+        call(
+            &client,
+            post.clone(),
+            format!("{}/players", apis[i]),
+            None,
+            body.clone(),
+        )
+        .await;
+        let t = call(
+            &client,
+            post.clone(),
+            format!("{}/auth/token", apis[1 - i]),
+            None,
+            body,
+        )
+        .await;
+        tokens.push(t["access_token"].as_str().expect("token").to_owned());
+    }
+    let m = call(
+        &client,
+        post.clone(),
+        format!("{}/matches", apis[0]),
+        Some(&tokens[0]),
+        json!({"game": "malacca", "seats": 2}),
+    )
+    .await;
+    let id = m["id"].as_str().expect("id").to_owned();
+    // A subscriber on replica 1 from before the start.
+    let stream = {
+        let url = format!("{}/matches/{id}/events", apis[1]);
+        let (client, token) = (client.clone(), tokens[1].clone());
+        tokio::spawn(async move {
+            let mut resp = client
+                .get(url)
+                .bearer_auth(token)
+                .header("accept", "text/event-stream")
+                .send()
+                .await
+                .expect("stream");
+            let mut text = String::new();
+            // The stream ends by itself once the match is over.
+            while let Ok(Ok(Some(b))) =
+                tokio::time::timeout(Duration::from_secs(30), resp.chunk()).await
+            {
+                text.push_str(&String::from_utf8_lossy(&b));
+            }
+            text
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    call(
+        &client,
+        post.clone(),
+        format!("{}/matches/{id}/join", apis[0]),
+        Some(&tokens[1]),
+        json!({}),
+    )
+    .await;
+    // Play to the end, every request to the other replica than the last.
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([8; 32]);
+    let mut turn = 0usize;
+    for _ in 0..500 {
+        let api = &apis[turn % 2];
+        turn += 1;
+        let view = call(
+            &client,
+            get.clone(),
+            format!("{api}/matches/{id}"),
+            None,
+            Value::Null,
+        )
+        .await;
+        if view["status"] != "active" {
+            break;
+        }
+        let seat = view["prompt"]["awaiting"][0].as_u64().expect("seat") as usize;
+        let api = &apis[turn % 2];
+        turn += 1;
+        let mine = call(
+            &client,
+            get.clone(),
+            format!("{api}/matches/{id}"),
+            Some(&tokens[seat]),
+            Value::Null,
+        )
+        .await;
+        let legal = mine["prompt"]["legal"].as_array().expect("legal").clone();
+        let action = sealed_orders::games::legal::sample(&legal, &mut rng).expect("a move");
+        let step = mine["prompt"]["step"].clone();
+        let api = &apis[turn % 2];
+        turn += 1;
+        call(
+            &client,
+            post.clone(),
+            format!("{api}/matches/{id}/moves"),
+            Some(&tokens[seat]),
+            json!({"step": step, "action": action}),
+        )
+        .await;
+    }
+    let text = stream.await.expect("stream task");
+    let streamed: Vec<i64> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(|v| v.parse().expect("an event id"))
+        .collect();
+    let page = call(
+        &client,
+        get.clone(),
+        format!("{}/matches/{id}/events?limit=200", apis[0]),
+        Some(&tokens[1]),
+        Value::Null,
+    )
+    .await;
+    // Now the match is over, the page shows everything; while it ran, seat 1's
+    // stream carried the public events and seat 1's own.
+    let all: Vec<i64> = page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["audience_seat"].is_null() || e["audience_seat"] == 1)
+        .map(|e| e["id"].as_i64().expect("id"))
+        .collect();
+    assert!(all.len() > 10, "a whole match of events");
+    assert_eq!(
+        streamed, all,
+        "the subscriber on one replica saw every event caused on both"
+    );
+
+    // A deadline both replicas poll for is handled once.
+    let m = call(
+        &client,
+        post.clone(),
+        format!("{}/matches", apis[1]),
+        Some(&tokens[0]),
+        json!({"game": "malacca", "seats": 2, "options": {"move_time_limit": 1, "stakes": "sealed"}}),
+    )
+    .await;
+    let id = m["id"].as_str().expect("id").to_owned();
+    call(
+        &client,
+        post.clone(),
+        format!("{}/matches/{id}/join", apis[0]),
+        Some(&tokens[1]),
+        json!({}),
+    )
+    .await;
+    // Both seats owe a sealed bet; neither moves. After the second both are
+    // absent, and bots keep moving for them, on whichever replica claims them.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let events = call(
+        &client,
+        get.clone(),
+        format!("{}/matches/{id}/events?limit=200", apis[1]),
+        None,
+        Value::Null,
+    )
+    .await;
+    let timed_out: Vec<u64> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["kind"] == "seat_timed_out")
+        .map(|e| e["data"]["seat"].as_u64().expect("seat"))
+        .collect();
+    assert_eq!(
+        timed_out.len(),
+        2,
+        "each seat timed out exactly once: {events}"
+    );
+    assert!(timed_out.contains(&0) && timed_out.contains(&1));
+    let moves = call(
+        &client,
+        get.clone(),
+        format!("{}/matches/{id}/moves?limit=200", apis[0]),
+        None,
+        Value::Null,
+    )
+    .await;
+    let first_step: Vec<&Value> = moves["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|mv| mv["step"] == 0)
+        .collect();
+    assert_eq!(
+        first_step.len(),
+        2,
+        "one move per seat for the step, never two"
+    );
+    drop(servers);
+}

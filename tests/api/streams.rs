@@ -1,0 +1,429 @@
+//! Event streams (SSE) with resumption, stream tickets, long polls, and streams
+//! closing at once when the server stops.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Player, TestApp, spawn_app, spawn_app_with_manual_clock, spawn_process};
+
+/// The events of a stream's text: (id, kind, data).
+fn parse(text: &str) -> Vec<(String, String, Value)> {
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let (mut id, mut kind, mut data) = (None, None, None);
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id: ") {
+                id = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("event: ") {
+                kind = Some(v.to_owned());
+            } else if let Some(v) = line.strip_prefix("data: ") {
+                data = serde_json::from_str(v).ok();
+            }
+        }
+        if let (Some(id), Some(kind), Some(data)) = (id, kind, data) {
+            out.push((id, kind, data));
+        }
+    }
+    out
+}
+
+/// Plays one legal move for every seat the match awaits (one round of moves).
+async fn play_some(
+    app: &TestApp,
+    id: &str,
+    players: &[Player],
+    rng: &mut sealed_orders::games::rng::GameRng,
+) {
+    let m = app.match_as(id, None).await;
+    for seat in m["prompt"]["awaiting"]
+        .as_array()
+        .expect("awaiting")
+        .clone()
+    {
+        let p = &players[seat.as_u64().expect("seat") as usize];
+        let mine = app.match_as(id, Some(p)).await;
+        let legal = mine["prompt"]["legal"].as_array().expect("legal").clone();
+        let action = sealed_orders::games::legal::sample(&legal, rng).expect("a move");
+        app.submit(
+            id,
+            p,
+            mine["prompt"]["step"].as_i64().expect("step"),
+            action,
+        )
+        .await
+        .expect(200);
+    }
+}
+
+fn event_ids(page: &Value) -> Vec<String> {
+    page["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|e| e["id"].to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_match_stream_resumed_after_a_dropped_connection_loses_no_event() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([2; 32]);
+    let url = format!("/api/v1/matches/{id}/events");
+    let token = Some(players[1].token.as_str());
+
+    // From the start: every event so far, then the connection drops.
+    let (status, text) = app
+        .stream(&url, token, None, Duration::from_millis(300), |_| false)
+        .await;
+    assert_eq!(status.as_u16(), 200);
+    assert!(
+        text.starts_with("retry: "),
+        "a reconnect hint first: {text}"
+    );
+    let first = parse(&text);
+    assert!(first.iter().any(|(_, k, _)| k == "match_started"));
+    let last = first.last().expect("events").0.clone();
+
+    // Moves happen while nobody listens.
+    play_some(&app, &id, &players, &mut rng).await;
+    play_some(&app, &id, &players, &mut rng).await;
+
+    // Resuming from the last id gives exactly what was missed, in order.
+    let (_, text) = app
+        .stream(&url, token, Some(&last), Duration::from_millis(300), |_| {
+            false
+        })
+        .await;
+    let resumed = parse(&text);
+    assert!(!resumed.is_empty());
+    let page = app
+        .get(&format!("{url}?limit=200"), token)
+        .await
+        .expect(200);
+    let all = event_ids(&page);
+    let seen: Vec<String> = first
+        .iter()
+        .chain(&resumed)
+        .map(|(id, _, _)| id.clone())
+        .collect();
+    assert_eq!(
+        seen, all,
+        "the two connections together saw every event once"
+    );
+    for (_, kind, data) in &resumed {
+        assert_eq!(data["kind"], *kind);
+    }
+    // A private event reaches only its seat: what seat 1 saw is what its page shows.
+    assert!(resumed.iter().any(|(_, k, _)| k == "seat_submitted"));
+}
+
+#[tokio::test]
+async fn a_live_match_stream_receives_each_event_as_it_happens() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let url = format!("/api/v1/matches/{id}/events");
+    let page = app.get(&url, None).await.expect(200);
+    let last = event_ids(&page).last().expect("events").clone();
+    let reader = {
+        let app_url = app.url(&url);
+        let client = app.client.clone();
+        let last = last.clone();
+        tokio::spawn(async move {
+            let mut resp = client
+                .get(app_url)
+                .header("accept", "text/event-stream")
+                .header("last-event-id", last)
+                .send()
+                .await
+                .expect("stream");
+            let mut text = String::new();
+            while !text.contains("event: step_resolved") {
+                match tokio::time::timeout(Duration::from_secs(20), resp.chunk()).await {
+                    Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
+                    _ => break,
+                }
+            }
+            text
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([3; 32]);
+    play_some(&app, &id, &players, &mut rng).await;
+    let text = reader.await.expect("reader");
+    let kinds: Vec<String> = parse(&text).into_iter().map(|(_, k, _)| k).collect();
+    assert!(kinds.contains(&"seat_submitted".to_owned()), "{text}");
+    assert!(kinds.contains(&"step_resolved".to_owned()), "{text}");
+}
+
+#[tokio::test]
+async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let token = Some(players[0].token.as_str());
+    let (_, text) = app
+        .stream(
+            "/api/v1/players/me/events",
+            token,
+            None,
+            Duration::from_millis(200),
+            |_| false,
+        )
+        .await;
+    assert!(parse(&text).is_empty(), "a new stream starts from now");
+    let a = app.started_match(&players, "malacca", json!({})).await;
+    let b = app.started_match(&players, "heretics", json!({})).await;
+    // The page from the beginning: on Postgres an event shows once every older
+    // transaction of the database has settled, which other tests may delay a little.
+    let mut page = Value::Null;
+    for _ in 0..100 {
+        page = app
+            .get("/api/v1/players/me/events?limit=200", token)
+            .await
+            .expect(200);
+        let seen: std::collections::BTreeSet<&str> = page["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter_map(|e| e["match_id"].as_str())
+            .collect();
+        if seen.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let items = page["items"].as_array().expect("items");
+    let matches: std::collections::BTreeSet<String> = items
+        .iter()
+        .map(|e| e["match_id"].as_str().expect("id").to_owned())
+        .collect();
+    assert_eq!(matches, [a.clone(), b.clone()].into_iter().collect());
+    // A stream resumed from before the first event carries the same events as the page.
+    let first = items[0]["id"].as_i64().expect("id");
+    let page_ids: Vec<i64> = items
+        .iter()
+        .map(|e| e["id"].as_i64().expect("id"))
+        .collect();
+    let (_, text) = app
+        .stream(
+            "/api/v1/players/me/events",
+            token,
+            Some(&format!("-1.{}", first - 1)),
+            Duration::from_millis(300),
+            |_| false,
+        )
+        .await;
+    let streamed: Vec<i64> = parse(&text)
+        .iter()
+        .map(|(_, _, d)| d["id"].as_i64().expect("id"))
+        .collect();
+    assert_eq!(streamed, page_ids, "the stream and the page agree");
+    // Resuming from the position of the third event gives the rest.
+    let third = &parse(&text)[2].0;
+    let (_, rest) = app
+        .stream(
+            "/api/v1/players/me/events",
+            token,
+            Some(third),
+            Duration::from_millis(300),
+            |_| false,
+        )
+        .await;
+    let rest: Vec<i64> = parse(&rest)
+        .iter()
+        .map(|(_, _, d)| d["id"].as_i64().expect("id"))
+        .collect();
+    assert_eq!(rest, page_ids[3..].to_vec());
+    // Without a token or ticket there is no stream of one's own.
+    let (status, _) = app
+        .stream(
+            "/api/v1/players/me/events",
+            None,
+            None,
+            Duration::from_millis(200),
+            |_| false,
+        )
+        .await;
+    assert_eq!(status.as_u16(), 401);
+    // A bad Last-Event-ID is the client's error.
+    let (status, _) = app
+        .stream(
+            "/api/v1/players/me/events",
+            token,
+            Some("nonsense"),
+            Duration::from_millis(200),
+            |_| false,
+        )
+        .await;
+    assert_eq!(status.as_u16(), 400);
+}
+
+#[tokio::test]
+async fn a_stream_ticket_opens_one_stream_once_within_its_minute() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let ticket = app
+        .post(
+            "/api/v1/stream-tickets",
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(201);
+    let t = ticket["ticket"].as_str().expect("ticket").to_owned();
+    let url = format!("/api/v1/players/me/events?ticket={t}");
+    let (status, _) = app
+        .stream(&url, None, None, Duration::from_millis(200), |_| false)
+        .await;
+    assert_eq!(status.as_u16(), 200);
+    let (status, _) = app
+        .stream(&url, None, None, Duration::from_millis(200), |_| false)
+        .await;
+    assert_eq!(status.as_u16(), 401, "a ticket works once");
+    // A ticket identifies its player on a match stream too (the private view).
+    let t2 = app
+        .post(
+            "/api/v1/stream-tickets",
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(201)["ticket"]
+        .as_str()
+        .expect("ticket")
+        .to_owned();
+    let (status, _) = app
+        .stream(
+            &format!("/api/v1/matches/{id}/events?ticket={t2}"),
+            None,
+            None,
+            Duration::from_millis(200),
+            |_| false,
+        )
+        .await;
+    assert_eq!(status.as_u16(), 200);
+    // An expired ticket is refused.
+    let t3 = app
+        .post(
+            "/api/v1/stream-tickets",
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(201)["ticket"]
+        .as_str()
+        .expect("ticket")
+        .to_owned();
+    clock.advance(chrono::Duration::seconds(61));
+    let (status, _) = app
+        .stream(
+            &format!("/api/v1/players/me/events?ticket={t3}"),
+            None,
+            None,
+            Duration::from_millis(200),
+            |_| false,
+        )
+        .await;
+    assert_eq!(status.as_u16(), 401);
+    app.post("/api/v1/stream-tickets", None, &json!({}))
+        .await
+        .problem(401, "unauthorized");
+}
+
+#[tokio::test]
+async fn a_long_poll_answers_when_the_match_changes_or_when_its_wait_ends() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let m = app.match_as(&id, None).await;
+    let version = m["version"].as_i64().expect("version");
+    // An old version answers at once.
+    let now = app
+        .get(
+            &format!("/api/v1/matches/{id}?after_version={}&wait=30", version - 1),
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(now["version"], version);
+    // Unchanged, it answers when the wait ends, with the same version.
+    let same = app
+        .get(
+            &format!("/api/v1/matches/{id}?after_version={version}&wait=1"),
+            None,
+        )
+        .await
+        .expect(200);
+    assert_eq!(same["version"], version);
+    // A move while it waits answers it with the new version.
+    let poll = {
+        let url = app.url(&format!(
+            "/api/v1/matches/{id}?after_version={version}&wait=30"
+        ));
+        let client = app.client.clone();
+        tokio::spawn(async move {
+            client
+                .get(url)
+                .send()
+                .await
+                .expect("poll")
+                .json::<Value>()
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([5; 32]);
+    play_some(&app, &id, &players, &mut rng).await;
+    let changed = poll.await.expect("task").expect("json");
+    assert!(changed["version"].as_i64().expect("version") > version);
+    for bad in [
+        "wait=5",
+        &format!("after_version={version}&wait=0"),
+        &format!("after_version={version}&wait=61"),
+    ] {
+        app.get(&format!("/api/v1/matches/{id}?{bad}"), None)
+            .await
+            .problem(400, "invalid_wait");
+    }
+}
+
+#[tokio::test]
+async fn streams_close_at_once_with_a_retry_hint_when_the_server_stops() {
+    let (app, process) = spawn_process(&[]).await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let url = app.url(&format!("/api/v1/matches/{id}/events"));
+    let mut resp = app
+        .client
+        .get(url)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("stream");
+    let mut text = String::new();
+    while !text.contains("match_started") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk()).await;
+        text.push_str(&String::from_utf8_lossy(
+            &chunk.expect("in time").expect("chunk").expect("open"),
+        ));
+    }
+    process.terminate();
+    let ended = loop {
+        match tokio::time::timeout(Duration::from_secs(30), resp.chunk()).await {
+            Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
+            Ok(Ok(None)) => break true,
+            _ => break false,
+        }
+    };
+    assert!(ended, "the server ended the stream");
+    // Closed by the server's own shutdown (not cut at the drain timeout): the last
+    // thing sent tells the client when to reconnect.
+    assert!(
+        text.trim_end().ends_with("retry: 1000"),
+        "a retry hint last: {text}"
+    );
+}
