@@ -20,8 +20,20 @@ pub struct Settings {
     pub host: String,
     pub port: u16,
     pub jwt_secret: Option<SecretString>,
-    /// How long an access token lives.
-    pub token_ttl_seconds: i64,
+    /// How long a password-issued JWT lives (`JWT_TTL`).
+    pub jwt_ttl_seconds: i64,
+    /// Registrations, logins and password changes a minute, per address and per
+    /// account; 0 turns the limit off.
+    pub rate_limit_auth_per_min: u32,
+    /// Moves a minute per player; 0 turns move limits off (both).
+    pub rate_limit_moves_per_min: u32,
+    /// Moves a minute per client address (every seat of a match may play from
+    /// one host); 0 turns this one off.
+    pub rate_limit_moves_per_min_per_address: u32,
+    /// Peers whose X-Forwarded-For names the client address.
+    pub trusted_proxies: Vec<crate::ratelimit::Network>,
+    /// Origins browsers may call the API from; empty: no CORS headers at all.
+    pub cors_origins: Vec<String>,
     /// Overrides of the embedded component data: `DATA_DIR/<game>/<file>.json`.
     pub data_dir: Option<PathBuf>,
     /// Pool size; `None` picks a default per database.
@@ -46,12 +58,43 @@ impl Settings {
                 .map_err(|_| anyhow::anyhow!("PORT must be a port number, not {p:?}"))?,
             None => 8080,
         };
-        let token_ttl_seconds = match var("TOKEN_TTL_SECONDS") {
-            Some(t) => t
-                .parse()
-                .map_err(|_| anyhow::anyhow!("TOKEN_TTL_SECONDS must be a whole number"))?,
-            None => 7 * 24 * 3600,
+        if var("TOKEN_TTL_SECONDS").is_some() {
+            anyhow::bail!("TOKEN_TTL_SECONDS was replaced by JWT_TTL (e.g. JWT_TTL=24h)");
+        }
+        let jwt_ttl_seconds = match var("JWT_TTL") {
+            Some(t) => parse_duration_seconds(&t).ok_or_else(|| {
+                anyhow::anyhow!("JWT_TTL must be like 3600, 90s, 15m, 24h or 7d, not {t:?}")
+            })?,
+            None => 24 * 3600,
         };
+        let per_minute = |k: &str, default: u32| -> anyhow::Result<u32> {
+            match var(k) {
+                Some(n) => n.parse().map_err(|_| {
+                    anyhow::anyhow!("{k} must be a whole number (0 turns the limit off)")
+                }),
+                None => Ok(default),
+            }
+        };
+        let rate_limit_moves_per_min = per_minute("RATE_LIMIT_MOVES_PER_MIN", 600)?;
+        let rate_limit_moves_per_min_per_address = if rate_limit_moves_per_min == 0 {
+            0
+        } else {
+            per_minute(
+                "RATE_LIMIT_MOVES_PER_MIN_PER_ADDRESS",
+                rate_limit_moves_per_min.saturating_mul(5),
+            )?
+        };
+        let trusted_proxies = var("TRUSTED_PROXIES")
+            .iter()
+            .flat_map(|v| v.split(',').map(str::to_owned).collect::<Vec<_>>())
+            .filter(|n| !n.trim().is_empty())
+            .map(|n| {
+                n.parse()
+                    .map_err(|e| anyhow::anyhow!("TRUSTED_PROXIES: {e}"))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let cors_origins = crate::cors::parse_origins(&var("CORS_ORIGINS").unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!("CORS_ORIGINS: {e}"))?;
         let max_connections = match var("DATABASE_MAX_CONNECTIONS") {
             Some(n) => Some(
                 n.parse()
@@ -71,7 +114,12 @@ impl Settings {
             host: var("HOST").unwrap_or_else(|| "127.0.0.1".to_owned()),
             port,
             jwt_secret: var("JWT_SECRET").map(SecretString::from),
-            token_ttl_seconds,
+            jwt_ttl_seconds,
+            rate_limit_auth_per_min: per_minute("RATE_LIMIT_AUTH_PER_MIN", 60)?,
+            rate_limit_moves_per_min,
+            rate_limit_moves_per_min_per_address,
+            trusted_proxies,
+            cors_origins,
             data_dir: var("DATA_DIR").map(PathBuf::from),
             max_connections,
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
@@ -104,6 +152,45 @@ impl Settings {
                 "JWT_SECRET is required on Postgres (replicas must share it); set it to 32 bytes or more"
             ),
             _ => Ok(()),
+        }
+    }
+}
+
+/// `3600`, `3600s`, `90m`, `24h` or `7d`, in seconds; positive.
+fn parse_duration_seconds(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last()? {
+        (i, c) if c.is_ascii_alphabetic() => (&text[..i], c.to_ascii_lowercase()),
+        _ => (text, 's'),
+    };
+    let scale = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        _ => return None,
+    };
+    number
+        .trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .and_then(|n| n.checked_mul(scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_seconds;
+
+    #[test]
+    fn durations_take_seconds_or_a_unit() {
+        assert_eq!(parse_duration_seconds("3600"), Some(3600));
+        assert_eq!(parse_duration_seconds("90s"), Some(90));
+        assert_eq!(parse_duration_seconds("15m"), Some(900));
+        assert_eq!(parse_duration_seconds("24h"), Some(86_400));
+        assert_eq!(parse_duration_seconds("7D"), Some(604_800));
+        for bad in ["", "h", "0", "-5m", "1w", "1.5h", "9999999999999999999d"] {
+            assert_eq!(parse_duration_seconds(bad), None, "{bad}");
         }
     }
 }

@@ -37,8 +37,9 @@ pub struct ApiError {
     pub code: &'static str,
     pub detail: String,
     extra: Map<String, Value>,
-    allow: Option<String>,
     retry_after: Option<u32>,
+    /// Further response headers (Allow on a 405, RateLimit-* on a 429).
+    headers: Vec<(&'static str, String)>,
 }
 
 impl ApiError {
@@ -48,8 +49,8 @@ impl ApiError {
             code,
             detail: detail.into(),
             extra: Map::new(),
-            allow: None,
             retry_after: None,
+            headers: Vec::new(),
         }
     }
 
@@ -72,13 +73,12 @@ impl ApiError {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, code, detail)
     }
     pub fn method_not_allowed(allow: String) -> Self {
-        let mut e = Self::new(
+        Self::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             format!("This resource allows only: {allow}."),
-        );
-        e.allow = Some(allow);
-        e
+        )
+        .with_header("Allow", allow)
     }
     pub fn unavailable(detail: impl Into<String>) -> Self {
         let mut e = Self::new(StatusCode::SERVICE_UNAVAILABLE, "busy", detail);
@@ -88,6 +88,12 @@ impl ApiError {
     /// Asks the client to wait this many seconds (`Retry-After`).
     pub fn retry_after(mut self, seconds: u32) -> Self {
         self.retry_after = Some(seconds.max(1));
+        self
+    }
+
+    /// Adds a response header (e.g. the RateLimit-* headers of a 429).
+    pub fn with_header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
         self
     }
 
@@ -145,13 +151,13 @@ impl ResponseError for ApiError {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/problem+json"),
         ));
-        if let Some(allow) = &self.allow
-            && let Ok(v) = HeaderValue::from_str(allow)
-        {
-            resp.insert_header((header::ALLOW, v));
-        }
         if let Some(secs) = self.retry_after {
             resp.insert_header((header::RETRY_AFTER, secs.to_string()));
+        }
+        for (name, value) in &self.headers {
+            if let Ok(v) = HeaderValue::from_str(value) {
+                resp.insert_header((*name, v));
+            }
         }
         resp.body(self.body().to_string())
     }

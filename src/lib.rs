@@ -3,10 +3,12 @@
 pub mod api;
 pub mod auth;
 pub mod config;
+pub mod cors;
 pub mod errors;
 pub mod games;
 pub mod metrics;
 pub mod openapi;
+pub mod ratelimit;
 pub mod service;
 pub mod simulate;
 pub mod startup;

@@ -47,7 +47,17 @@ impl Modify for Security {
             SecurityScheme::Http(
                 HttpBuilder::new()
                     .scheme(HttpAuthScheme::Bearer)
-                    .bearer_format("JWT")
+                    .bearer_format("JWT or API token")
+                    .description(Some(
+                        "Either a JWT from `POST /auth/token` (a password session: lives `JWT_TTL`, \
+                        refused after a password change) or an API token (`sot_…`) from \
+                        `POST /players/me/tokens`. An API token with the `read` scope may make GET \
+                        requests only; every other request needs `play`, which implies `read`; a \
+                        token without the scope a request needs is refused with 403 \
+                        `insufficient_scope`. Managing API tokens and changing the password need a \
+                        password session (403 `password_session_required` for an API token). A \
+                        revoked or expired API token is refused with 401 `invalid_token`.",
+                    ))
                     .build(),
             ),
         );
@@ -136,6 +146,7 @@ fn common_responses(doc: &mut Value) {
         };
         for (method, op) in item.iter_mut() {
             let has_body = op.get("requestBody").is_some();
+            let has_security = op.get("security").is_some();
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
             };
@@ -161,6 +172,26 @@ fn common_responses(doc: &mut Value) {
                     "503",
                     "The database is busy; retry after the Retry-After header.",
                 );
+            }
+            // The extractor refuses an API token without `play` on every write.
+            if has_security && method != "get" {
+                let scope = "the API token lacks the `play` scope (`insufficient_scope`).";
+                match responses
+                    .get_mut("403")
+                    .and_then(|r| r.get_mut("description"))
+                {
+                    Some(Value::String(d))
+                        if !d.contains("insufficient_scope")
+                            && !d.contains("password_session_required") =>
+                    {
+                        d.push_str(" Or ");
+                        d.push_str(scope);
+                    }
+                    Some(_) => {}
+                    None => {
+                        responses.insert("403".into(), problem(&format!("Forbidden: {scope}")));
+                    }
+                }
             }
         }
     }

@@ -93,7 +93,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
             created_at: chrono::Utc::now(),
         };
         store::insert_player(&db, row.clone()).await?;
-        pool.push(AuthenticatedPlayer { id: row.id, name });
+        pool.push(AuthenticatedPlayer::server(row.id, name));
     }
     let jwt = crate::auth::JwtKeys::new(&[0; 32], 60);
     let metrics = Arc::new(crate::metrics::Metrics::new()?);

@@ -131,15 +131,16 @@ impl Application {
             }
             None => anyhow::bail!("JWT_SECRET is required on Postgres"),
         };
-        let jwt = JwtKeys::new(&secret, settings.token_ttl_seconds);
+        let jwt = JwtKeys::new(&secret, settings.jwt_ttl_seconds);
         let spec = crate::openapi::spec_json(&games);
         let routes = web::Data::new(RouteTable::from_spec(&spec));
         let openapi: utoipa::openapi::OpenApi = serde_json::from_value(spec.clone())?;
         let spec = web::Data::new(spec);
         let metrics = Arc::new(Metrics::new()?);
+        let limits = web::Data::new(crate::ratelimit::RateLimits::new(&settings, clock.clone()));
+        let cors = web::Data::new(crate::cors::CorsOrigins::new(settings.cors_origins.clone()));
         let service = web::Data::new(Service::new(db, games, data, jwt, clock, metrics.clone()));
         let metrics = web::Data::from(metrics);
-        let limiter = web::Data::new(crate::api::replays::VerifyLimiter::default());
 
         // Every replica polls; each expired deadline is handled once (rows are
         // claimed with SKIP LOCKED and re-checked under the lock). A commit that
@@ -180,10 +181,15 @@ impl Application {
             // Registered before the /api/v1 scope, which would otherwise answer for it.
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
+                .wrap(middleware::Condition::new(
+                    cors.enabled(),
+                    middleware::from_fn(crate::cors::cors),
+                ))
                 .wrap(middleware::from_fn(observe))
                 .wrap(tracing_actix_web::TracingLogger::default())
                 .app_data(metrics.clone())
-                .app_data(limiter.clone())
+                .app_data(limits.clone())
+                .app_data(cors.clone())
                 .app_data(service.clone())
                 .app_data(routes.clone())
                 .app_data(spec.clone())

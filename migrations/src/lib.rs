@@ -18,6 +18,8 @@ mod m20261123_000002_add_match_timing;
 mod m20261123_000003_add_move_author;
 mod m20261123_000004_add_event_tx;
 mod m20261123_000005_create_stream_tickets;
+mod m20261123_300001_add_password_version;
+mod m20261123_300002_create_api_tokens;
 
 pub struct Migrator;
 
@@ -40,6 +42,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000003_add_move_author::Migration),
             Box::new(m20261123_000004_add_event_tx::Migration),
             Box::new(m20261123_000005_create_stream_tickets::Migration),
+            Box::new(m20261123_300001_add_password_version::Migration),
+            Box::new(m20261123_300002_create_api_tokens::Migration),
         ]
     }
 }

@@ -1,4 +1,4 @@
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
+use crate::ratelimit::{Granted, RateLimits, TooManyRequests};
 use crate::service::models::{MatchPage, MatchResponse};
 use crate::service::{CreateMatch, ListMatches, Service};
 
@@ -203,8 +204,19 @@ pub async fn add_bot(
     Ok(HttpResponse::Ok().json(service.add_bot(&me, *id, &body.kind).await?))
 }
 
+/// A lifecycle operation. `rate_limited` ones count against the caller's move
+/// allowance (resigning and returning are moves of a kind).
 macro_rules! lifecycle {
     ($name:ident, $path:literal, $op:literal, $summary:literal, $call:ident) => {
+        lifecycle!(@op $name, $path, $op, $summary, $call,
+            |_: &RateLimits, _: &HttpRequest, _: &AuthenticatedPlayer| Ok(Granted::default()));
+    };
+    ($name:ident, $path:literal, $op:literal, $summary:literal, $call:ident, rate_limited) => {
+        lifecycle!(@op $name, $path, $op, $summary, $call,
+            |limits: &RateLimits, req: &HttpRequest, me: &AuthenticatedPlayer| limits.moves(req, me.id),
+            TooManyRequests);
+    };
+    (@op $name:ident, $path:literal, $op:literal, $summary:literal, $call:ident, $limit:expr $(, $limited:ty)?) => {
         #[doc = $summary]
         #[utoipa::path(tag = "matches", operation_id = $op,
             security(("bearer" = [])),
@@ -216,14 +228,19 @@ macro_rules! lifecycle {
                 (status = 403, description = "Not allowed for you (not the owner, not seated).", body = Problem, content_type = "application/problem+json"),
                 (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
                 (status = 409, description = "Not possible in the match's current status.", body = Problem, content_type = "application/problem+json"),
+                $($limited,)?
             ))]
         #[post($path)]
         pub async fn $name(
+            req: HttpRequest,
             service: web::Data<Service>,
+            limits: web::Data<RateLimits>,
             me: AuthenticatedPlayer,
             id: web::Path<Uuid>,
         ) -> Result<HttpResponse, ApiError> {
-            Ok(HttpResponse::Ok().json(service.$call(&me, *id).await?))
+            let check: fn(&RateLimits, &HttpRequest, &AuthenticatedPlayer) -> Result<Granted, ApiError> = $limit;
+            let quota = check(&limits, &req, &me)?;
+            Ok(quota.headers(HttpResponse::Ok()).json(service.$call(&me, *id).await?))
         }
     };
 }
@@ -261,12 +278,14 @@ lifecycle!(
     "/matches/{id}/resign",
     "resign_match",
     "Forfeits your seat: it plays null moves to the end and ranks last, whatever its score; when fewer than two seats are left in play the match ends at once.",
-    resign
+    resign,
+    rate_limited
 );
 lifecycle!(
     return_to_match,
     "/matches/{id}/return",
     "return_to_match",
     "Ends your absence (a bot stood in after you let a deadline pass): your own deadlines apply again. Moving does the same.",
-    return_to_match
+    return_to_match,
+    rate_limited
 );

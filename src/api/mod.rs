@@ -11,6 +11,7 @@ mod ratings;
 pub mod replays;
 mod stats;
 pub mod streams;
+mod tokens;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -27,6 +28,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::create_player)
                 .service(players::get_me)
                 .service(players::get_my_turns)
+                .service(players::change_password)
+                .service(tokens::create_api_token)
+                .service(tokens::list_api_tokens)
+                .service(tokens::revoke_api_token)
                 .service(players::get_player)
                 .service(ratings::get_player_ratings)
                 .service(ratings::get_leaderboard)

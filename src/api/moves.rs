@@ -8,6 +8,7 @@ use super::PageQuery;
 use super::streams::{last_event_id, sse, stream_auth, wants_stream};
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
+use crate::ratelimit::{RateLimits, TooManyRequests};
 use crate::service::models::{EventPage, MovePage, MoveReceipt, RoundPage};
 use crate::service::{Service, StreamAuth, SubmitMove};
 
@@ -32,7 +33,10 @@ pub struct SubmitMoveRequest {
     request_body = SubmitMoveRequest,
     responses(
         (status = 200, description = "The move was accepted (or had been: then `Idempotent-Replay: true`).", body = MoveReceipt,
-            headers(("Idempotent-Replay" = String, description = "`true` when this answers a retry of an accepted move."))),
+            headers(("Idempotent-Replay" = String, description = "`true` when this answers a retry of an accepted move."),
+                    ("RateLimit-Limit" = u32, description = "Moves allowed per minute."),
+                    ("RateLimit-Remaining" = u32, description = "Moves left now."),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."))),
         (status = 400, description = "The body is not JSON or the id not a UUID.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "You hold no seat in this match.", body = Problem, content_type = "application/problem+json"),
@@ -40,15 +44,18 @@ pub struct SubmitMoveRequest {
         (status = 409, description = "stale_step (with current_step), not_your_turn, already_moved, idempotency_key_reused or match_not_active.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The move breaks a rule; the detail says which.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The database is busy; retry after the Retry-After header.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
     ))]
 #[post("/matches/{id}/moves")]
 pub async fn submit_move(
     req: HttpRequest,
     service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<SubmitMoveRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let quota = limits.moves(&req, me.id)?;
     let body = body.into_inner();
     let idempotency_key = match req.headers().get("idempotency-key") {
         Some(v) => Some(
@@ -74,7 +81,7 @@ pub async fn submit_move(
             },
         )
         .await?;
-    let mut resp = HttpResponse::Ok();
+    let mut resp = quota.headers(HttpResponse::Ok());
     if done.replay {
         resp.insert_header(("Idempotent-Replay", "true"));
     }

@@ -1,11 +1,12 @@
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::auth::AuthenticatedPlayer;
+use crate::auth::{AuthenticatedPlayer, PasswordSession};
 use crate::errors::{ApiError, Problem};
+use crate::ratelimit::{RateLimits, TooManyRequests};
 use crate::service::Service;
-use crate::service::models::PlayerResponse;
+use crate::service::models::{PlayerResponse, TokenResponse};
 
 /// A new account.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -19,22 +20,82 @@ pub struct CreatePlayerRequest {
     pub password: String,
 }
 
-/// Registers a player.
+/// Registers a player. Rate-limited per address.
 #[utoipa::path(tag = "players", operation_id = "create_player",
     request_body = CreatePlayerRequest,
     responses(
-        (status = 201, description = "The player was created.", body = PlayerResponse),
+        (status = 201, description = "The player was created.", body = PlayerResponse,
+            headers(("RateLimit-Limit" = u32, description = "Authentication requests allowed per minute."),
+                    ("RateLimit-Remaining" = u32, description = "Requests left now."),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."))),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The name is taken.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The name or password is not acceptable.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
     ))]
 #[post("/players")]
 pub async fn create_player(
+    req: HttpRequest,
     service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
     body: web::Json<CreatePlayerRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let quota = limits.auth(&req, None)?;
     let p = service.register(&body.name, &body.password).await?;
-    Ok(HttpResponse::Created().json(p))
+    Ok(quota.headers(HttpResponse::Created()).json(p))
+}
+
+/// A new password for the caller.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePasswordRequest {
+    #[schema(example = "correct horse")]
+    pub current_password: String,
+    /// At least 8 characters.
+    #[schema(min_length = 8, example = "battery staple")]
+    pub new_password: String,
+    /// Also revoke every API token (after a suspected compromise). Default
+    /// false: bots keep running through a routine change.
+    #[serde(default)]
+    pub revoke_api_tokens: bool,
+}
+
+/// Changes your password. Every access token issued before is refused from
+/// then on; the answer is a fresh one. Needs a password-issued token, not an
+/// API token. Rate-limited per address and per account.
+#[utoipa::path(tag = "players", operation_id = "change_password",
+    security(("bearer" = [])),
+    request_body = ChangePasswordRequest,
+    responses(
+        (status = 200, description = "The password was changed; a fresh access token.", body = TokenResponse,
+            headers(("RateLimit-Limit" = u32, description = "Authentication requests allowed per minute."),
+                    ("RateLimit-Remaining" = u32, description = "Requests left now."),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."))),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "An API token was used (`password_session_required`), or the current password is wrong (`wrong_password`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The password was changed by another request meanwhile.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The new password is not acceptable.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/players/me/password")]
+pub async fn change_password(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: PasswordSession,
+    body: web::Json<ChangePasswordRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.auth(&req, Some(&me.name))?;
+    let token = service
+        .change_password(
+            &me,
+            &body.current_password,
+            &body.new_password,
+            body.revoke_api_tokens,
+        )
+        .await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(token))
 }
 
 /// The authenticated player's profile.

@@ -1,72 +1,152 @@
-use std::future::{Ready, ready};
+use std::ops::Deref;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, web};
+use futures_util::future::LocalBoxFuture;
 use uuid::Uuid;
 
+use super::Credential;
 use crate::errors::ApiError;
 use crate::service::Service;
 
-/// A request made with a valid bearer token.
+/// A request made with a valid bearer credential: a password-issued JWT or an
+/// API token. The extractor refuses (403 `insufficient_scope`) an API token whose
+/// scopes do not cover the request's method, so no handler has to remember to.
 #[derive(Debug, Clone)]
 pub struct AuthenticatedPlayer {
     pub id: Uuid,
     pub name: String,
+    /// What authenticated the request.
+    pub credential: Credential,
 }
 
-/// A request with a valid token, or with none at all (anonymous reads). A token
-/// that is present but invalid is still refused: silently treating it as anonymous
-/// would hide a client's bug.
+impl AuthenticatedPlayer {
+    /// The server acting for a player (bots, simulations), with no request
+    /// credential behind it.
+    pub fn server(id: Uuid, name: impl Into<String>) -> Self {
+        Self {
+            id,
+            name: name.into(),
+            credential: Credential::Server,
+        }
+    }
+}
+
+/// A request with a valid credential, or with none at all (anonymous reads). A
+/// credential that is present but invalid is still refused: silently treating it
+/// as anonymous would hide a client's bug. The scope rule applies as for
+/// [`AuthenticatedPlayer`].
 #[derive(Debug, Clone)]
 pub struct MaybePlayer(pub Option<AuthenticatedPlayer>);
 
-fn bearer(req: &HttpRequest) -> Result<Option<AuthenticatedPlayer>, ApiError> {
+/// A request authenticated by a password-issued JWT, never an API token (403
+/// `password_session_required`): for managing tokens, webhooks and the password,
+/// so that a leaked bot token cannot mint more tokens or take the account over.
+#[derive(Debug, Clone)]
+pub struct PasswordSession(pub AuthenticatedPlayer);
+
+impl Deref for PasswordSession {
+    type Target = AuthenticatedPlayer;
+    fn deref(&self) -> &AuthenticatedPlayer {
+        &self.0
+    }
+}
+
+/// The bearer credential of the request, if it has an Authorization header.
+fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
         return Ok(None);
     };
-    let invalid = || {
-        ApiError::unauthorized(
-            "invalid_token",
-            "The access token is not valid or has expired.",
-        )
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(|t| {
+            t.strip_prefix("Bearer ")
+                .or_else(|| t.strip_prefix("bearer "))
+        })
+        .map(|t| t.trim().to_owned())
+        .ok_or_else(|| {
+            ApiError::unauthorized(
+                "invalid_token",
+                "The Authorization header is not `Bearer <token>`.",
+            )
+        })?;
+    Ok(Some(token))
+}
+
+/// The credential's player, whatever the request's method.
+async fn authenticate(req: &HttpRequest) -> Result<Option<AuthenticatedPlayer>, ApiError> {
+    let Some(token) = bearer(req)? else {
+        return Ok(None);
     };
-    let text = value.to_str().map_err(|_| invalid())?;
-    let token = text
-        .strip_prefix("Bearer ")
-        .or_else(|| text.strip_prefix("bearer "))
-        .ok_or_else(invalid)?;
     let service = req
         .app_data::<web::Data<Service>>()
+        .cloned()
         .ok_or_else(|| ApiError::internal("service missing from app data"))?;
-    let claims = service.jwt().verify(token.trim()).ok_or_else(invalid)?;
-    Ok(Some(AuthenticatedPlayer {
-        id: claims.sub,
-        name: claims.name,
-    }))
+    service.authenticate(&token).await.map(Some)
+}
+
+/// The credential's player, if its scopes cover the request's method.
+async fn authenticate_scoped(req: HttpRequest) -> Result<Option<AuthenticatedPlayer>, ApiError> {
+    let player = authenticate(&req).await?;
+    if player
+        .as_ref()
+        .is_some_and(|p| !p.credential.permits(req.method()))
+    {
+        return Err(ApiError::forbidden(
+            "insufficient_scope",
+            "This API token has only the `read` scope; any request but GET needs `play`.",
+        ));
+    }
+    Ok(player)
+}
+
+fn required(p: Option<AuthenticatedPlayer>) -> Result<AuthenticatedPlayer, ApiError> {
+    p.ok_or_else(|| {
+        ApiError::unauthorized(
+            "unauthorized",
+            "This request needs an access token: Authorization: Bearer <token>.",
+        )
+    })
 }
 
 impl FromRequest for AuthenticatedPlayer {
     type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(bearer(req).and_then(|p| {
-            p.ok_or_else(|| {
-                ApiError::unauthorized(
-                    "unauthorized",
-                    "This request needs an access token: Authorization: Bearer <token>.",
-                )
-            })
-        }))
+        let req = req.clone();
+        Box::pin(async move { required(authenticate_scoped(req).await?) })
     }
 }
 
 impl FromRequest for MaybePlayer {
     type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(bearer(req).map(MaybePlayer))
+        let req = req.clone();
+        Box::pin(async move { authenticate_scoped(req).await.map(MaybePlayer) })
+    }
+}
+
+impl FromRequest for PasswordSession {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            // Checked before the scope: a password session may do anything.
+            let player = required(authenticate(&req).await?)?;
+            if player.credential != Credential::Password {
+                return Err(ApiError::forbidden(
+                    "password_session_required",
+                    "This needs a token from POST /api/v1/auth/token (a name and password), not an API token.",
+                ));
+            }
+            Ok(PasswordSession(player))
+        })
     }
 }

@@ -3,7 +3,10 @@ use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, deco
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-/// What a token says: who, and until when.
+/// Seconds of clock skew tolerated on `exp`.
+const LEEWAY_SECONDS: i64 = 5;
+
+/// What a token says: who, under which password, and until when.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Claims {
     /// The player's id.
@@ -12,6 +15,11 @@ pub struct Claims {
     pub name: String,
     pub iat: i64,
     pub exp: i64,
+    /// The player's password version at issue time; a password change raises the
+    /// stored version and so refuses every JWT issued before it. Tokens issued
+    /// before this claim existed carry none, which is version 0.
+    #[serde(default)]
+    pub pwv: i64,
 }
 
 /// Signing and verification keys, with the algorithm pinned to HS256 so a token
@@ -39,7 +47,9 @@ impl JwtKeys {
     pub fn new(secret: &[u8], ttl_seconds: i64) -> Self {
         let mut validation = Validation::new(Algorithm::HS256);
         validation.algorithms = vec![Algorithm::HS256];
-        validation.leeway = 5;
+        // Expiry is checked in `verify` against the service's clock, not the
+        // system's, so that a test can move time past a token's lifetime.
+        validation.validate_exp = false;
         validation.set_required_spec_claims(&["exp", "sub"]);
         Self {
             encoding: EncodingKey::from_secret(secret),
@@ -53,6 +63,7 @@ impl JwtKeys {
         &self,
         player: Uuid,
         name: &str,
+        password_version: i64,
         now: DateTime<Utc>,
     ) -> Result<IssuedToken, jsonwebtoken::errors::Error> {
         let expires_at = now + self.ttl;
@@ -61,15 +72,18 @@ impl JwtKeys {
             name: name.to_owned(),
             iat: now.timestamp(),
             exp: expires_at.timestamp(),
+            pwv: password_version,
         };
         let token = encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?;
         Ok(IssuedToken { token, expires_at })
     }
 
-    pub fn verify(&self, token: &str) -> Option<Claims> {
+    /// The claims of a token signed with our key that has not expired at `now`.
+    pub fn verify(&self, token: &str, now: DateTime<Utc>) -> Option<Claims> {
         decode::<Claims>(token, &self.decoding, &self.validation)
             .ok()
             .map(|d| d.claims)
+            .filter(|c| c.exp + LEEWAY_SECONDS > now.timestamp())
     }
 }
 
@@ -80,18 +94,46 @@ mod tests {
     #[test]
     fn a_token_verifies_with_its_key_and_not_with_another() {
         let keys = JwtKeys::new(&[1; 32], 60);
-        let t = keys.issue(Uuid::nil(), "alice", Utc::now()).expect("issue");
-        assert_eq!(keys.verify(&t.token).map(|c| c.name), Some("alice".into()));
-        assert!(JwtKeys::new(&[2; 32], 60).verify(&t.token).is_none());
-        assert!(keys.verify("not.a.token").is_none());
+        let now = Utc::now();
+        let t = keys.issue(Uuid::nil(), "alice", 3, now).expect("issue");
+        let claims = keys.verify(&t.token, now).expect("valid");
+        assert_eq!((claims.name.as_str(), claims.pwv), ("alice", 3));
+        assert!(JwtKeys::new(&[2; 32], 60).verify(&t.token, now).is_none());
+        assert!(keys.verify("not.a.token", now).is_none());
     }
 
     #[test]
-    fn an_expired_token_is_refused() {
+    fn a_token_expires_by_the_clock_it_is_checked_with() {
         let keys = JwtKeys::new(&[1; 32], 60);
-        let t = keys
-            .issue(Uuid::nil(), "a", Utc::now() - Duration::hours(1))
-            .expect("issue");
-        assert!(keys.verify(&t.token).is_none());
+        let now = Utc::now();
+        let t = keys.issue(Uuid::nil(), "a", 0, now).expect("issue");
+        assert!(keys.verify(&t.token, now + Duration::seconds(59)).is_some());
+        assert!(keys.verify(&t.token, now + Duration::seconds(66)).is_none());
+    }
+
+    #[test]
+    fn a_token_without_a_password_version_is_version_zero() {
+        #[derive(Serialize)]
+        struct Old {
+            sub: Uuid,
+            name: String,
+            iat: i64,
+            exp: i64,
+        }
+        let now = Utc::now();
+        let old = Old {
+            sub: Uuid::nil(),
+            name: "a".into(),
+            iat: now.timestamp(),
+            exp: now.timestamp() + 60,
+        };
+        let token = encode(
+            &Header::new(Algorithm::HS256),
+            &old,
+            &EncodingKey::from_secret(&[1; 32]),
+        )
+        .expect("encode");
+        let keys = JwtKeys::new(&[1; 32], 60);
+        assert_eq!(keys.verify(&token, now).map(|c| c.pwv), Some(0));
     }
 }

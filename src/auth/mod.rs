@@ -1,10 +1,12 @@
-//! Passwords (argon2id), access tokens (JWT, HS256 pinned) and the extractors that
-//! authenticate a request.
+//! Passwords (argon2id), access tokens (JWT, HS256 pinned), API tokens (SHA-256
+//! of a 256-bit secret) and the extractors that authenticate a request.
 
+mod credential;
 mod extract;
 mod jwt;
 mod password;
 
-pub use extract::{AuthenticatedPlayer, MaybePlayer};
+pub use credential::{API_TOKEN_PREFIX, Credential, Scope, Scopes, api_token_hash, new_api_token};
+pub use extract::{AuthenticatedPlayer, MaybePlayer, PasswordSession};
 pub use jwt::{Claims, IssuedToken, JwtKeys};
 pub use password::{hash_password, verify_password};

@@ -16,6 +16,7 @@ pub mod replay;
 mod stats;
 pub mod streams;
 pub mod timing;
+mod tokens;
 
 use std::sync::Arc;
 
@@ -31,6 +32,7 @@ pub use matches::{CreateMatch, ListMatches};
 pub use moves::{SubmitMove, Submitted};
 pub use stats::GameStatsQuery;
 pub use streams::{StreamAuth, StreamFrame};
+pub use tokens::NewApiToken;
 
 /// Shared by every request handler: the pool, the games, their data, the keys, the clock.
 pub struct Service {

@@ -33,6 +33,39 @@ pub struct TokenResponse {
     pub player: PlayerRef,
 }
 
+/// An API token as its owner sees it: never the secret.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiTokenResponse {
+    pub id: Uuid,
+    pub name: String,
+    /// As granted; `play` implies `read`.
+    pub scopes: Vec<crate::auth::Scope>,
+    pub created_at: DateTime<Utc>,
+    /// Null: never expires.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// When it last authenticated a request (recorded at most once a minute).
+    pub last_used_at: Option<DateTime<Utc>>,
+    /// Null while it works.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// A new API token: the only time its secret is shown.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedApiToken {
+    /// `sot_` and 43 characters, for `Authorization: Bearer <token>`. Keep it
+    /// secret: the server stores only its hash and cannot show it again.
+    pub token: String,
+    pub api_token: ApiTokenResponse,
+}
+
+/// A page of API tokens, newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ApiTokenPage {
+    pub items: Vec<ApiTokenResponse>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
 /// A game of the catalogue.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct GameResponse {

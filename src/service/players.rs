@@ -1,11 +1,18 @@
 use sea_orm::SqlErr;
 use uuid::Uuid;
 
-use super::Service;
 use super::models::{PlayerRef, PlayerResponse, TokenResponse};
-use crate::auth::{hash_password, verify_password};
+use super::{Service, with_retry};
+use crate::auth::{
+    API_TOKEN_PREFIX, AuthenticatedPlayer, Credential, Scopes, api_token_hash, hash_password,
+    verify_password,
+};
 use crate::errors::ApiError;
 use crate::store::{self, entities::players};
+
+/// An API token's last use is recorded at most this often (a write per request
+/// would contend with moves for SQLite's write lock).
+const LAST_USED_GRANULARITY_SECONDS: i64 = 60;
 
 fn valid_name(name: &str) -> bool {
     (3..=32).contains(&name.len())
@@ -24,7 +31,7 @@ fn dummy_hash() -> String {
         .clone()
 }
 
-async fn blocking<T: Send + 'static>(
+pub(super) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     tokio::task::spawn_blocking(f)
@@ -40,12 +47,7 @@ impl Service {
                 "A name has 3 to 32 characters: letters, digits, '_' and '-'.",
             ));
         }
-        if password.chars().count() < 8 || password.len() > 1024 {
-            return Err(ApiError::unprocessable(
-                "weak_password",
-                "A password has at least 8 characters (and at most 1024 bytes).",
-            ));
-        }
+        check_password(password)?;
         if store::player_by_name(&self.db, name).await?.is_some() {
             return Err(name_taken());
         }
@@ -72,7 +74,7 @@ impl Service {
 
     pub async fn login(&self, name: &str, password: &str) -> Result<TokenResponse, ApiError> {
         let found = if valid_name(name) {
-            store::player_by_name(&self.db, name).await?
+            store::credentials_by_name(&self.db, name).await?
         } else {
             None
         };
@@ -88,18 +90,126 @@ impl Service {
                 ));
             }
         };
+        self.issue_jwt(player.id, player.name, player.password_version)
+    }
+
+    fn issue_jwt(
+        &self,
+        id: Uuid,
+        name: String,
+        password_version: i64,
+    ) -> Result<TokenResponse, ApiError> {
         let issued = self
             .jwt
-            .issue(player.id, &player.name, self.clock.now())
+            .issue(id, &name, password_version, self.clock.now())
             .map_err(ApiError::internal)?;
         Ok(TokenResponse {
             access_token: issued.token,
             token_type: "Bearer".into(),
             expires_at: issued.expires_at,
-            player: PlayerRef {
-                id: player.id,
-                name: player.name,
-            },
+            player: PlayerRef { id, name },
+        })
+    }
+
+    /// Replaces the password after checking the current one; every JWT issued
+    /// before is refused from then on, and the answer is a fresh one. API tokens
+    /// keep working unless `revoke_api_tokens` (see the README for why).
+    pub async fn change_password(
+        &self,
+        me: &AuthenticatedPlayer,
+        current: &str,
+        new: &str,
+        revoke_api_tokens: bool,
+    ) -> Result<TokenResponse, ApiError> {
+        check_password(new)?;
+        let found = store::credentials_by_id(&self.db, me.id)
+            .await?
+            .ok_or_else(|| ApiError::unauthorized("invalid_token", "The player does not exist."))?;
+        let (pw, hash) = (current.to_owned(), found.password_hash.clone());
+        if !blocking(move || verify_password(&pw, &hash)).await? {
+            return Err(ApiError::forbidden(
+                "wrong_password",
+                "The current password is wrong.",
+            ));
+        }
+        let pw = new.to_owned();
+        let hash = blocking(move || hash_password(&pw))
+            .await?
+            .map_err(ApiError::internal)?;
+        let now = self.clock.now();
+        with_retry!(async {
+            let tx = store::begin_write(&self.db).await?;
+            if !store::change_password(&tx, me.id, found.password_version, &hash).await? {
+                return Err(ApiError::conflict(
+                    "password_changed_concurrently",
+                    "The password was changed by another request meanwhile; log in again.",
+                ));
+            }
+            if revoke_api_tokens {
+                store::revoke_all_api_tokens(&tx, me.id, now).await?;
+            }
+            tx.commit().await?;
+            Ok::<_, ApiError>(())
+        })?;
+        tracing::info!(player.id = %me.id, revoke_api_tokens, "password changed");
+        self.issue_jwt(found.id, found.name, found.password_version + 1)
+    }
+
+    /// Who a bearer credential belongs to: an API token (by the hash of its
+    /// secret, one unique-index lookup joined to its owner) or a JWT (checked
+    /// against its player's password version, one primary-key lookup). Neither
+    /// query takes a lock.
+    pub async fn authenticate(&self, token: &str) -> Result<AuthenticatedPlayer, ApiError> {
+        let refuse = |why: &str| ApiError::unauthorized("invalid_token", why.to_owned());
+        let now = self.clock.now();
+        if token.starts_with(API_TOKEN_PREFIX) {
+            let Some((row, Some(owner))) =
+                store::api_token_by_hash(&self.db, &api_token_hash(token)).await?
+            else {
+                return Err(refuse("The API token is not valid."));
+            };
+            if row.revoked_at.is_some() {
+                return Err(refuse("The API token was revoked."));
+            }
+            if row.expires_at.is_some_and(|at| at <= now) || owner.is_bot {
+                return Err(refuse("The API token has expired."));
+            }
+            let stale = now - chrono::Duration::seconds(LAST_USED_GRANULARITY_SECONDS);
+            if row.last_used_at.is_none_or(|at| at < stale) {
+                // Off the request's path: the answer never waits for this write.
+                let db = self.db.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = store::touch_api_token(&db, row.id, now, stale).await {
+                        tracing::warn!(error = %e, "recording an API token's use failed");
+                    }
+                });
+            }
+            return Ok(AuthenticatedPlayer {
+                id: owner.id,
+                name: owner.name,
+                credential: Credential::ApiToken {
+                    id: row.id,
+                    scopes: Scopes::parse(&row.scopes),
+                },
+            });
+        }
+        let claims = self
+            .jwt
+            .verify(token, now)
+            .ok_or_else(|| refuse("The access token is not valid or has expired."))?;
+        let player = store::credentials_by_id(&self.db, claims.sub)
+            .await?
+            .filter(|p| !p.is_bot)
+            .ok_or_else(|| refuse("The access token names a player that does not exist."))?;
+        if player.password_version != claims.pwv {
+            return Err(refuse(
+                "The access token was issued before the last password change; log in again.",
+            ));
+        }
+        Ok(AuthenticatedPlayer {
+            id: player.id,
+            name: player.name,
+            credential: Credential::Password,
         })
     }
 
@@ -129,6 +239,16 @@ fn profile(p: &players::Model) -> PlayerResponse {
         is_bot: p.is_bot,
         created_at: p.created_at,
     }
+}
+
+fn check_password(password: &str) -> Result<(), ApiError> {
+    if password.chars().count() < 8 || password.len() > 1024 {
+        return Err(ApiError::unprocessable(
+            "weak_password",
+            "A password has at least 8 characters (and at most 1024 bytes).",
+        ));
+    }
+    Ok(())
 }
 
 fn name_taken() -> ApiError {

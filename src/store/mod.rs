@@ -1,10 +1,12 @@
 //! Entities and the queries the service needs. Nothing above this module builds SQL.
 //! Query functions take `&impl ConnectionTrait`, so they work on a pool or a transaction.
 
+mod auth;
 pub mod entities;
 mod queries;
 pub mod stats;
 
+pub use auth::*;
 pub use queries::*;
 
 use std::time::Duration;

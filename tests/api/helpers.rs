@@ -74,7 +74,13 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         host: "127.0.0.1".into(),
         port: 0,
         jwt_secret: Some(SecretString::from("test-secret-test-secret-test-secret!")),
-        token_ttl_seconds: 3600,
+        jwt_ttl_seconds: 3600,
+        // The defaults, so that the suite proves ordinary play never meets them.
+        rate_limit_auth_per_min: 60,
+        rate_limit_moves_per_min: 600,
+        rate_limit_moves_per_min_per_address: 3000,
+        trusted_proxies: Vec::new(),
+        cors_origins: Vec::new(),
         data_dir: None,
         max_connections: None,
         log_format: "pretty".into(),
@@ -112,21 +118,32 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
 pub struct DbGuardHandle(DbGuard);
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with_clock(Arc::new(SystemClock), 0).await
+    spawn_app_with_clock(Arc::new(SystemClock), |_| {}).await
 }
 
 /// A server whose clock the test moves.
 pub async fn spawn_app_with_manual_clock() -> (TestApp, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(chrono::Utc::now().trunc_subsecs(6)));
-    (spawn_app_with_clock(clock.clone(), 20).await, clock)
+    let app = spawn_app_with_clock(clock.clone(), |s| s.deadline_poll_ms = 20).await;
+    (app, clock)
 }
 
-async fn spawn_app_with_clock(clock: Arc<dyn Clock>, deadline_poll_ms: u64) -> TestApp {
+/// A server with adjusted settings, whose clock the test moves.
+#[allow(dead_code)]
+pub async fn spawn_app_with(adjust: impl FnOnce(&mut Settings)) -> (TestApp, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(chrono::Utc::now().trunc_subsecs(6)));
+    (spawn_app_with_clock(clock.clone(), adjust).await, clock)
+}
+
+async fn spawn_app_with_clock(
+    clock: Arc<dyn Clock>,
+    adjust: impl FnOnce(&mut Settings),
+) -> TestApp {
     if std::env::var("TEST_LOG").is_ok() {
         sealed_orders::telemetry::init("pretty", "debug");
     }
     let (mut settings, guard) = test_settings().await;
-    settings.deadline_poll_ms = deadline_poll_ms;
+    adjust(&mut settings);
     let app = Application::build_with_clock(settings.clone(), clock)
         .await
         .expect("build the application");
@@ -287,12 +304,27 @@ impl TestApp {
         token: Option<&str>,
         body: Option<&Value>,
     ) -> Reply {
+        self.send_with_headers(method, path, token, body, &[]).await
+    }
+
+    /// A request with extra headers (a proxy's X-Forwarded-For, a browser's Origin).
+    pub async fn send_with_headers(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
         let mut req = self.client.request(method, self.url(path));
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
         if let Some(b) = body {
             req = req.json(b);
+        }
+        for (name, value) in headers {
+            req = req.header(*name, *value);
         }
         let resp = req.send().await.expect("request");
         let status = resp.status();

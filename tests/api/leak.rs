@@ -24,6 +24,10 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/players/me/events".to_owned()],
     );
     f.insert(
+        "/api/v1/players/me/tokens",
+        vec!["/api/v1/players/me/tokens".to_owned()],
+    );
+    f.insert(
         "/api/v1/players/{name}",
         vec![format!("/api/v1/players/{name}")],
     );

@@ -107,7 +107,7 @@ async fn a_token_signed_with_another_algorithm_or_key_is_refused() {
         .await
         .problem(401, "invalid_token");
     let other = sealed_orders::auth::JwtKeys::new(&[9; 32], 60)
-        .issue(uuid::Uuid::nil(), "dave", chrono::Utc::now())
+        .issue(uuid::Uuid::nil(), "dave", 0, chrono::Utc::now())
         .expect("issue");
     app.get("/api/v1/players/me", Some(&other.token))
         .await

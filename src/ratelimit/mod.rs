@@ -1,0 +1,149 @@
+//! Rate limits: token buckets per client address and per account, kept in this
+//! process's memory (each replica counts for itself). A handler attaches a limit
+//! with one call before doing the work, and copies the quota onto its answer:
+//!
+//! ```ignore
+//! let quota = limits.moves(&req, me.id)?;
+//! Ok(quota.headers(HttpResponse::Ok()).json(receipt))
+//! ```
+
+mod address;
+mod bucket;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponseBuilder};
+use uuid::Uuid;
+
+pub use address::{Network, bucket_address, client_address};
+pub use bucket::{Key, Limiter, Quota};
+
+use crate::config::Settings;
+use crate::errors::{ApiError, Problem};
+use crate::service::clock::Clock;
+
+/// Replay verifications allowed per address per minute: each replays a whole match.
+const VERIFY_PER_MINUTE: u32 = 30;
+
+/// Every limit of the server, with the proxies whose X-Forwarded-For counts.
+pub struct RateLimits {
+    buckets: Limiter,
+    auth_per_min: u32,
+    moves_per_min: u32,
+    moves_per_min_per_address: u32,
+    trusted_proxies: Vec<Network>,
+    clock: Arc<dyn Clock>,
+}
+
+/// What a limited operation answers when a bucket is empty (for the spec).
+#[derive(utoipa::IntoResponses)]
+#[response(
+    status = 429,
+    description = "Too many requests from this address or account (`rate_limited`); retry after the Retry-After header.",
+    content_type = "application/problem+json",
+    headers(
+        ("RateLimit-Limit" = u32, description = "Requests allowed per minute (and in a burst)."),
+        ("RateLimit-Remaining" = u32, description = "Requests left now: 0."),
+        ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."),
+        ("Retry-After" = u64, description = "Seconds until the next request is allowed."),
+    )
+)]
+pub struct TooManyRequests(#[allow(dead_code)] Problem);
+
+/// The answer's RateLimit-* headers; nothing when the limit is off.
+#[derive(Debug, Clone, Copy, Default)]
+#[must_use = "a quota's headers belong on the answer"]
+pub struct Granted(Option<Quota>);
+
+impl Granted {
+    /// Adds RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
+    pub fn headers(self, mut resp: HttpResponseBuilder) -> HttpResponseBuilder {
+        if let Some(q) = self.0 {
+            resp.insert_header(("RateLimit-Limit", q.limit.to_string()))
+                .insert_header(("RateLimit-Remaining", q.remaining.to_string()))
+                .insert_header(("RateLimit-Reset", q.reset.to_string()));
+        }
+        resp
+    }
+}
+
+impl RateLimits {
+    pub fn new(settings: &Settings, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            buckets: Limiter::default(),
+            auth_per_min: settings.rate_limit_auth_per_min,
+            moves_per_min: settings.rate_limit_moves_per_min,
+            moves_per_min_per_address: settings.rate_limit_moves_per_min_per_address,
+            trusted_proxies: settings.trusted_proxies.clone(),
+            clock,
+        }
+    }
+
+    /// The request's client address (see [`client_address`]).
+    pub fn client(&self, req: &HttpRequest) -> IpAddr {
+        let peer = req
+            .peer_addr()
+            .map_or(IpAddr::from([0, 0, 0, 0]), |a| a.ip());
+        let forwarded = req
+            .headers()
+            .get_all("x-forwarded-for")
+            .filter_map(|v| v.to_str().ok());
+        client_address(peer, forwarded, &self.trusted_proxies)
+    }
+
+    /// The client's bucket for one kind of request.
+    fn address(&self, kind: &'static str, req: &HttpRequest) -> Key {
+        Key::Address(kind, bucket_address(self.client(req)))
+    }
+
+    /// Registration, login and password changes: per address, and per account
+    /// (by name, whether it exists or not) when there is one.
+    pub fn auth(&self, req: &HttpRequest, account: Option<&str>) -> Result<Granted, ApiError> {
+        let mut keys = vec![(self.address("auth", req), self.auth_per_min)];
+        if let Some(name) = account {
+            keys.push((Key::Account(name.to_lowercase()), self.auth_per_min));
+        }
+        self.check(&keys, "authentication attempts")
+    }
+
+    /// Moves (and anything else a player does to a match at a move's pace): per
+    /// player, and per address with a larger allowance, since every seat of a
+    /// match may play from one host.
+    pub fn moves(&self, req: &HttpRequest, player: Uuid) -> Result<Granted, ApiError> {
+        let keys = [
+            (Key::Player(player), self.moves_per_min),
+            (self.address("moves", req), self.moves_per_min_per_address),
+        ];
+        self.check(&keys, "moves")
+    }
+
+    /// Replay verification: per address.
+    pub fn verify(&self, req: &HttpRequest) -> Result<Granted, ApiError> {
+        let keys = [(self.address("verify", req), VERIFY_PER_MINUTE)];
+        self.check(&keys, "verifications")
+    }
+
+    fn check(&self, keys: &[(Key, u32)], what: &str) -> Result<Granted, ApiError> {
+        match self.buckets.take(keys, self.clock.now()) {
+            None => Ok(Granted(None)),
+            Some(Ok(q)) => Ok(Granted(Some(q))),
+            Some(Err(q)) => {
+                let wait = q.retry_after.unwrap_or(1);
+                Err(ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "rate_limited",
+                    format!(
+                        "Too many {what} from this address or account ({} a minute); retry in {wait} s.",
+                        q.limit
+                    ),
+                )
+                .retry_after(u32::try_from(wait).unwrap_or(u32::MAX))
+                .with_header("RateLimit-Limit", q.limit.to_string())
+                .with_header("RateLimit-Remaining", q.remaining.to_string())
+                .with_header("RateLimit-Reset", q.reset.to_string()))
+            }
+        }
+    }
+}
