@@ -103,6 +103,9 @@ impl RateLimits {
     pub fn auth(&self, req: &HttpRequest, account: Option<&str>) -> Result<Granted, ApiError> {
         let mut keys = vec![(self.address("auth", req), self.auth_per_min)];
         if let Some(name) = account {
+            // No name is longer; a longer one is no account, and must not make
+            // a megabyte key.
+            let name: String = name.chars().take(32).collect();
             keys.push((Key::Account(name.to_lowercase()), self.auth_per_min));
         }
         self.check(&keys, "authentication attempts")

@@ -171,8 +171,11 @@ impl Service {
             if row.revoked_at.is_some() {
                 return Err(refuse("The API token was revoked."));
             }
-            if row.expires_at.is_some_and(|at| at <= now) || owner.is_bot {
+            if row.expires_at.is_some_and(|at| at <= now) {
                 return Err(refuse("The API token has expired."));
+            }
+            if owner.is_bot {
+                return Err(refuse("The API token is not valid."));
             }
             let stale = now - chrono::Duration::seconds(LAST_USED_GRANULARITY_SECONDS);
             if row.last_used_at.is_none_or(|at| at < stale) {
