@@ -42,6 +42,65 @@ pub struct Settings {
     pub log_format: String,
     /// How often each replica looks for expired deadlines; 0 turns polling off.
     pub deadline_poll_ms: u64,
+    /// Webhook deliveries (`WEBHOOK_*`).
+    pub webhooks: WebhookSettings,
+}
+
+/// How webhooks are delivered.
+#[derive(Debug, Clone)]
+pub struct WebhookSettings {
+    /// Allows `http` URLs and private, loopback and other non-public addresses
+    /// (`WEBHOOK_ALLOW_PRIVATE=1`): for tests and closed networks only.
+    pub allow_private: bool,
+    /// How often each replica looks for events to fan out and deliveries due;
+    /// 0 turns this replica's webhook worker off.
+    pub poll_ms: u64,
+    /// How long one attempt may take, connecting included.
+    pub timeout_ms: u64,
+    /// The wait before the first retry; it doubles at each failure (with jitter).
+    pub backoff_ms: u64,
+    /// Attempts before a delivery is marked failed.
+    pub max_attempts: u32,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        Self {
+            allow_private: false,
+            poll_ms: 1000,
+            timeout_ms: 10_000,
+            backoff_ms: 10_000,
+            max_attempts: 12,
+        }
+    }
+}
+
+impl WebhookSettings {
+    fn from_env(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let d = Self::default();
+        let number = |k: &str, default: u64| -> anyhow::Result<u64> {
+            match var(k) {
+                Some(n) => n
+                    .trim()
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("{k} must be a whole number, not {n:?}")),
+                None => Ok(default),
+            }
+        };
+        let allow_private = match var("WEBHOOK_ALLOW_PRIVATE").as_deref().map(str::trim) {
+            None | Some("0" | "false" | "no") => false,
+            Some("1" | "true" | "yes") => true,
+            Some(v) => anyhow::bail!("WEBHOOK_ALLOW_PRIVATE must be 1 or 0, not {v:?}"),
+        };
+        let max_attempts = number("WEBHOOK_MAX_ATTEMPTS", u64::from(d.max_attempts))?;
+        Ok(Self {
+            allow_private,
+            poll_ms: number("WEBHOOK_POLL_MS", d.poll_ms)?,
+            timeout_ms: number("WEBHOOK_TIMEOUT_MS", d.timeout_ms)?.max(1),
+            backoff_ms: number("WEBHOOK_BACKOFF_MS", d.backoff_ms)?,
+            max_attempts: u32::try_from(max_attempts.clamp(1, 100)).unwrap_or(100),
+        })
+    }
 }
 
 /// The SQLite file used when `DATABASE_URL` is unset: in the working directory.
@@ -124,6 +183,7 @@ impl Settings {
             max_connections,
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
             deadline_poll_ms,
+            webhooks: WebhookSettings::from_env(var)?,
         };
         settings.check()?;
         Ok(settings)

@@ -32,6 +32,7 @@ use crate::games::DynGame;
         (name = "ratings", description = "Per-game ratings and leaderboards."),
         (name = "stats", description = "Statistics over finished matches."),
         (name = "replays", description = "Replay bundles and their verification."),
+        (name = "webhooks", description = "Your events posted to a URL of yours, signed and retried."),
     ),
     modifiers(&Security),
 )]

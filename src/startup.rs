@@ -139,7 +139,10 @@ impl Application {
         let metrics = Arc::new(Metrics::new()?);
         let limits = web::Data::new(crate::ratelimit::RateLimits::new(&settings, clock.clone()));
         let cors = web::Data::new(crate::cors::CorsOrigins::new(settings.cors_origins.clone()));
-        let service = web::Data::new(Service::new(db, games, data, jwt, clock, metrics.clone()));
+        let service = web::Data::new(
+            Service::new(db, games, data, jwt, clock, metrics.clone())
+                .with_webhook_settings(settings.webhooks.clone()),
+        );
         let metrics = web::Data::from(metrics);
 
         // Every replica polls; each expired deadline is handled once (rows are
@@ -163,6 +166,12 @@ impl Application {
                     }
                 }
             });
+        }
+        // Every replica fans events out to webhooks and delivers them (rows are
+        // claimed with SKIP LOCKED under a lease). 0 turns it off here.
+        if settings.webhooks.poll_ms > 0 {
+            let worker = service.clone();
+            tokio::spawn(async move { worker.run_webhook_worker().await });
         }
         // Across replicas (Postgres): wake-ups go out as NOTIFY after commit and
         // come in through LISTEN.

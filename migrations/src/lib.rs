@@ -20,6 +20,7 @@ mod m20261123_000004_add_event_tx;
 mod m20261123_000005_create_stream_tickets;
 mod m20261123_300001_add_password_version;
 mod m20261123_300002_create_api_tokens;
+mod m20261124_100001_create_webhooks;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000005_create_stream_tickets::Migration),
             Box::new(m20261123_300001_add_password_version::Migration),
             Box::new(m20261123_300002_create_api_tokens::Migration),
+            Box::new(m20261124_100001_create_webhooks::Migration),
         ]
     }
 }

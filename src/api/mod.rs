@@ -12,6 +12,7 @@ pub mod replays;
 mod stats;
 pub mod streams;
 mod tokens;
+mod webhooks;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;
@@ -32,6 +33,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(tokens::create_api_token)
                 .service(tokens::list_api_tokens)
                 .service(tokens::revoke_api_token)
+                .service(webhooks::create_webhook)
+                .service(webhooks::list_webhooks)
+                .service(webhooks::delete_webhook)
+                .service(webhooks::list_webhook_deliveries)
                 .service(players::get_player)
                 .service(ratings::get_player_ratings)
                 .service(ratings::get_leaderboard)

@@ -17,6 +17,7 @@ mod stats;
 pub mod streams;
 pub mod timing;
 mod tokens;
+pub mod webhooks;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ pub struct Service {
     clock: Arc<dyn clock::Clock>,
     metrics: Arc<Metrics>,
     hub: Arc<hub::Hub>,
+    webhooks: crate::config::WebhookSettings,
 }
 
 impl Service {
@@ -64,7 +66,14 @@ impl Service {
             clock,
             metrics,
             hub,
+            webhooks: Default::default(),
         }
+    }
+
+    /// How this server delivers webhooks (the defaults otherwise).
+    pub fn with_webhook_settings(mut self, settings: crate::config::WebhookSettings) -> Self {
+        self.webhooks = settings;
+        self
     }
 
     pub fn hub(&self) -> &Arc<hub::Hub> {

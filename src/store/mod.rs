@@ -5,9 +5,11 @@ mod auth;
 pub mod entities;
 mod queries;
 pub mod stats;
+mod webhooks;
 
 pub use auth::*;
 pub use queries::*;
+pub use webhooks::*;
 
 use std::time::Duration;
 

@@ -86,6 +86,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         log_format: "pretty".into(),
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,
+        webhooks: Default::default(),
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()
@@ -165,6 +166,13 @@ pub struct Process {
 }
 
 impl Process {
+    /// Ends the server at once (SIGKILL), as a crash would, and waits for it.
+    #[allow(dead_code)]
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Asks the server to stop, as an orchestrator does (SIGTERM).
     pub fn terminate(&self) {
         let _ = std::process::Command::new("kill")
@@ -183,18 +191,33 @@ impl Drop for Process {
 /// Starts the `sealed-orders` binary on a fresh database with JSON logs captured
 /// to a file, and waits until it is ready.
 pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
-    use secrecy::ExposeSecret;
     let (settings, guard) = test_settings().await;
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .expect("a free port");
+    let app = TestApp {
+        address: format!("http://127.0.0.1:{port}"),
+        client: client(),
+        settings,
+        _db: guard.0,
+    };
+    let process = restart_process(&app, env).await;
+    (app, process)
+}
+
+/// Starts the binary again for `app`: the same database and port (the previous
+/// process must have ended), and waits until it is ready.
+pub async fn restart_process(app: &TestApp, env: &[(&str, &str)]) -> Process {
+    use secrecy::ExposeSecret;
+    let settings = &app.settings;
+    let port = app.address.rsplit(':').next().expect("a port").to_owned();
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("server.log");
     let out = std::fs::File::create(&log).expect("log file");
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
     cmd.env("DATABASE_URL", &settings.database_url)
-        .env("PORT", port.to_string())
+        .env("PORT", port)
         .env(
             "JWT_SECRET",
             settings
@@ -219,12 +242,6 @@ pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
         log,
         _dir: dir,
     };
-    let app = TestApp {
-        address: format!("http://127.0.0.1:{port}"),
-        client: client(),
-        settings,
-        _db: guard.0,
-    };
     for _ in 0..300 {
         if app
             .client
@@ -233,7 +250,7 @@ pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
             .await
             .is_ok_and(|r| r.status().is_success())
         {
-            return (app, process);
+            return process;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }

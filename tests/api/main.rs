@@ -23,3 +23,4 @@ mod replicas;
 mod stats;
 mod streams;
 mod tokens;
+mod webhooks;

@@ -16,3 +16,6 @@ pub mod round_seats;
 pub mod rounds;
 pub mod server_settings;
 pub mod stream_tickets;
+pub mod webhook_attempts;
+pub mod webhook_deliveries;
+pub mod webhooks;

@@ -1,0 +1,335 @@
+//! The webhook worker every replica runs: fan-out (events to outbox rows), then
+//! delivery (due rows, claimed with SKIP LOCKED under a lease, posted, logged,
+//! retried with exponential backoff and jitter).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde_json::json;
+use tokio::sync::broadcast::error::TryRecvError;
+use uuid::Uuid;
+
+use super::{net, sign, wants};
+use crate::errors::ApiError;
+use crate::service::Service;
+use crate::service::models::EventResponse;
+use crate::store::entities::{webhook_attempts, webhook_deliveries, webhooks};
+use crate::store::{self, DeliveryOutcome, StreamPosition};
+
+pub const PENDING: &str = "pending";
+pub const DELIVERED: &str = "delivered";
+pub const FAILED: &str = "failed";
+
+/// Webhooks read per query while fanning out.
+const WEBHOOKS_PER_READ: u64 = 100;
+/// Events turned into deliveries per transaction.
+const EVENTS_PER_STEP: u64 = 200;
+/// Deliveries claimed at once (and posted concurrently).
+const CLAIM_BATCH: u64 = 16;
+/// The longest wait between two attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(6 * 3600);
+/// How much of an error is kept in the log.
+const MAX_ERROR_CHARS: usize = 500;
+
+impl Service {
+    /// Fans out and delivers until the server stops: at every poll interval, and
+    /// at once when a commit (here or, on Postgres, in another replica) says
+    /// something changed.
+    pub async fn run_webhook_worker(&self) {
+        let every = Duration::from_millis(self.webhooks.poll_ms.max(10));
+        let mut wakes = self.hub.subscribe();
+        let mut stop = self.hub.shutdown_signal();
+        loop {
+            // Whatever woke us before this point is covered by the pass below.
+            while !matches!(
+                wakes.try_recv(),
+                Err(TryRecvError::Empty | TryRecvError::Closed)
+            ) {}
+            if let Err(e) = self.fan_out_webhooks().await {
+                tracing::warn!(error = %e.detail, "webhook fan-out failed");
+            }
+            if let Err(e) = self.deliver_due_webhooks().await {
+                tracing::warn!(error = %e.detail, "webhook delivery failed");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = wakes.recv() => {}
+                _ = stop.changed() => return,
+            }
+        }
+    }
+
+    /// Turns every webhook's new events into deliveries; answers how many.
+    pub async fn fan_out_webhooks(&self) -> Result<usize, ApiError> {
+        let mut made = 0;
+        let mut after = None;
+        loop {
+            let hooks = store::webhooks_after(&self.db, after, WEBHOOKS_PER_READ).await?;
+            for h in &hooks {
+                match self.fan_out(h).await {
+                    Ok(n) => made += n,
+                    Err(e) => {
+                        tracing::warn!(webhook.id = %h.id, error = %e.detail, "fan-out of a webhook failed")
+                    }
+                }
+            }
+            if (hooks.len() as u64) < WEBHOOKS_PER_READ {
+                return Ok(made);
+            }
+            after = hooks.last().map(|h| h.id);
+        }
+    }
+
+    /// One webhook's fan-out: the player's settled events past its cursor (the
+    /// feed's own audience rule: public events and the player's seat's), those
+    /// of a wanted kind as deliveries, and the cursor moved past them all — in
+    /// one transaction, and only if nobody moved the cursor meanwhile. The
+    /// (webhook, event) key keeps a delivery single whatever races.
+    async fn fan_out(&self, hook: &webhooks::Model) -> Result<usize, ApiError> {
+        let mut at = StreamPosition {
+            tx: hook.cursor_tx,
+            id: hook.cursor_id,
+        };
+        let mut made = 0;
+        loop {
+            let events =
+                store::player_events_after(&self.db, hook.player_id, at, EVENTS_PER_STEP).await?;
+            let Some(last) = events.last() else {
+                return Ok(made);
+            };
+            let to = StreamPosition {
+                tx: last.tx,
+                id: last.id,
+            };
+            let now = self.clock.now();
+            let mut rows = Vec::new();
+            for e in events.iter().filter(|e| wants(&hook.events, &e.kind)) {
+                let id = Uuid::now_v7();
+                let event = EventResponse {
+                    id: e.id,
+                    version: e.version,
+                    audience_seat: e.audience_seat.map(|s| s as usize),
+                    kind: e.kind.clone(),
+                    data: serde_json::from_str(&e.data).map_err(ApiError::internal)?,
+                    created_at: e.created_at,
+                };
+                let payload = json!({
+                    "delivery_id": id,
+                    "webhook_id": hook.id,
+                    "match_id": e.match_id,
+                    "position": format!("{}.{}", e.tx, e.id),
+                    "event": event,
+                });
+                rows.push(webhook_deliveries::Model {
+                    id,
+                    webhook_id: hook.id,
+                    event_id: e.id,
+                    match_id: e.match_id,
+                    kind: e.kind.chars().take(64).collect(),
+                    payload: payload.to_string(),
+                    status: PENDING.into(),
+                    attempts: 0,
+                    next_attempt_at: now,
+                    claimed_until: None,
+                    claim: None,
+                    created_at: now,
+                    delivered_at: None,
+                    last_status_code: None,
+                    last_error: None,
+                });
+            }
+            let n = rows.len();
+            let tx = store::begin_write(&self.db).await?;
+            store::insert_deliveries(&tx, rows).await?;
+            if !store::advance_webhook_cursor(&tx, hook.id, (at.tx, at.id), (to.tx, to.id)).await? {
+                // Another replica fanned this webhook out meanwhile.
+                tx.rollback().await?;
+                return Ok(made);
+            }
+            tx.commit().await?;
+            made += n;
+            at = to;
+            if (events.len() as u64) < EVENTS_PER_STEP {
+                return Ok(made);
+            }
+        }
+    }
+
+    /// Claims due deliveries a batch at a time and posts them; answers how many
+    /// attempts were made.
+    pub async fn deliver_due_webhooks(&self) -> Result<usize, ApiError> {
+        let mut made = 0;
+        loop {
+            let now = self.clock.now();
+            // A plain read first: most polls find nothing, and need no write lock.
+            if !store::any_delivery_due(&self.db, now).await? {
+                return Ok(made);
+            }
+            let claim = Uuid::new_v4();
+            // Long enough for the attempt; if this process dies, the row is free
+            // again when it runs out.
+            let lease = chrono::Duration::milliseconds(self.webhooks.timeout_ms as i64)
+                + chrono::Duration::seconds(10);
+            let tx = store::begin_write(&self.db).await?;
+            let rows = store::lock_due_deliveries(&tx, now, CLAIM_BATCH).await?;
+            store::lease_deliveries(&tx, rows.iter().map(|r| r.id).collect(), claim, now + lease)
+                .await?;
+            tx.commit().await?;
+            if rows.is_empty() {
+                return Ok(made);
+            }
+            let hooks: HashMap<Uuid, webhooks::Model> =
+                store::webhooks_by_ids(&self.db, rows.iter().map(|r| r.webhook_id).collect())
+                    .await?
+                    .into_iter()
+                    .map(|h| (h.id, h))
+                    .collect();
+            let attempts = rows.iter().filter_map(|r| {
+                hooks
+                    .get(&r.webhook_id)
+                    .map(|h| self.attempt_delivery(r, h, claim))
+            });
+            for result in futures_util::future::join_all(attempts).await {
+                if let Err(e) = result {
+                    tracing::warn!(error = %e.detail, "recording a webhook attempt failed");
+                }
+            }
+            made += rows.len();
+            if (rows.len() as u64) < CLAIM_BATCH {
+                return Ok(made);
+            }
+        }
+    }
+
+    /// One attempt: sign, post, record the attempt and the delivery's new state.
+    async fn attempt_delivery(
+        &self,
+        d: &webhook_deliveries::Model,
+        hook: &webhooks::Model,
+        claim: Uuid,
+    ) -> Result<(), ApiError> {
+        let started_at = self.clock.now();
+        let started = Instant::now();
+        let body = Bytes::from(d.payload.clone());
+        let headers = [
+            (
+                sign::SIGNATURE_HEADER,
+                sign::signature(&hook.secret, started_at.timestamp(), &body),
+            ),
+            (sign::DELIVERY_HEADER, d.id.to_string()),
+            (sign::EVENT_HEADER, d.kind.clone()),
+        ];
+        let result = match url::Url::parse(&hook.url) {
+            Ok(url) => {
+                net::post(
+                    &url,
+                    &headers,
+                    body,
+                    self.webhooks.allow_private,
+                    Duration::from_millis(self.webhooks.timeout_ms),
+                )
+                .await
+            }
+            Err(e) => Err(net::TargetError::Refused(format!("bad URL: {e}"))),
+        };
+        let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let attempt = d.attempts + 1;
+        let (status_code, error) = match result {
+            Ok(a) if (200..300).contains(&a.status) => (Some(i32::from(a.status)), None),
+            Ok(a) => (
+                Some(i32::from(a.status)),
+                Some(format!("the receiver answered {}", a.status)),
+            ),
+            Err(e) => (
+                None,
+                Some(e.to_string().chars().take(MAX_ERROR_CHARS).collect()),
+            ),
+        };
+        let now = self.clock.now();
+        let outcome = match &error {
+            None => DeliveryOutcome {
+                status: DELIVERED,
+                next_attempt_at: now,
+                delivered_at: Some(now),
+                status_code,
+                error: None,
+            },
+            Some(_) if attempt >= self.webhooks.max_attempts as i32 => DeliveryOutcome {
+                status: FAILED,
+                next_attempt_at: now,
+                delivered_at: None,
+                status_code,
+                error: error.clone(),
+            },
+            Some(_) => DeliveryOutcome {
+                status: PENDING,
+                next_attempt_at: now + backoff(self.webhooks.backoff_ms, attempt),
+                delivered_at: None,
+                status_code,
+                error: error.clone(),
+            },
+        };
+        tracing::info!(
+            webhook.id = %hook.id, delivery.id = %d.id, attempt, status = outcome.status,
+            status_code, error = error.as_deref().unwrap_or(""), "webhook attempt"
+        );
+        let tx = store::begin_write(&self.db).await?;
+        store::insert_attempt(
+            &tx,
+            webhook_attempts::Model {
+                id: Uuid::now_v7(),
+                delivery_id: d.id,
+                attempt,
+                started_at,
+                duration_ms,
+                status_code,
+                error,
+            },
+        )
+        .await?;
+        if !store::finish_delivery(&tx, d.id, claim, outcome).await? {
+            tracing::warn!(delivery.id = %d.id, "a webhook lease ran out during its attempt");
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+/// The wait after failed attempt number `attempt` (1-based): `base` doubled per
+/// earlier failure, capped, then a random point in its upper half, so receivers
+/// that failed together are not retried together.
+fn backoff(base_ms: u64, attempt: i32) -> chrono::Duration {
+    let doublings = u32::try_from(attempt.saturating_sub(1))
+        .unwrap_or(0)
+        .min(30);
+    let full = base_ms
+        .saturating_mul(1u64 << doublings)
+        .min(MAX_BACKOFF.as_millis() as u64);
+    let half = full / 2;
+    let jitter = if half == 0 {
+        0
+    } else {
+        (Uuid::new_v4().as_u128() % u128::from(half + 1)) as u64
+    };
+    chrono::Duration::milliseconds((half + jitter) as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::backoff;
+
+    #[test]
+    fn backoff_doubles_within_its_upper_half_and_is_capped() {
+        for attempt in 1..=6 {
+            let full = 1000i64 << (attempt - 1);
+            for _ in 0..50 {
+                let d = backoff(1000, attempt).num_milliseconds();
+                assert!((full / 2..=full).contains(&d), "attempt {attempt}: {d}");
+            }
+        }
+        let capped = backoff(10_000, 40).num_milliseconds();
+        assert!((3 * 3600 * 1000..=6 * 3600 * 1000).contains(&capped));
+        assert_eq!(backoff(0, 3).num_milliseconds(), 0);
+    }
+}
