@@ -14,6 +14,7 @@ pub struct Metrics {
     pub steps_resolved: IntCounterVec,
     pub matches: IntGaugeVec,
     pub pool: IntGaugeVec,
+    pub webhook_attempts: IntCounterVec,
 }
 
 impl Metrics {
@@ -55,6 +56,13 @@ impl Metrics {
             Opts::new("db_pool_connections", "Database pool connections by state."),
             &["state"],
         )?;
+        let webhook_attempts = IntCounterVec::new(
+            Opts::new(
+                "webhook_attempts_total",
+                "Webhook delivery attempts by outcome: delivered, retry, failed.",
+            ),
+            &["outcome"],
+        )?;
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
@@ -62,6 +70,7 @@ impl Metrics {
             Box::new(steps_resolved.clone()),
             Box::new(matches.clone()),
             Box::new(pool.clone()),
+            Box::new(webhook_attempts.clone()),
         ] {
             registry.register(c)?;
         }
@@ -73,6 +82,7 @@ impl Metrics {
             steps_resolved,
             matches,
             pool,
+            webhook_attempts,
         })
     }
 

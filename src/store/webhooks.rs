@@ -312,17 +312,3 @@ pub async fn attempts_of(
         .all(db)
         .await
 }
-
-/// Counts of deliveries by status, for the metrics.
-pub async fn count_deliveries_by_status(
-    db: &impl ConnectionTrait,
-) -> Result<Vec<(String, i64)>, DbErr> {
-    webhook_deliveries::Entity::find()
-        .select_only()
-        .column(webhook_deliveries::Column::Status)
-        .column_as(webhook_deliveries::Column::Id.count(), "n")
-        .group_by(webhook_deliveries::Column::Status)
-        .into_tuple::<(String, i64)>()
-        .all(db)
-        .await
-}

@@ -28,6 +28,18 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/players/me/tokens".to_owned()],
     );
     f.insert(
+        "/api/v1/players/me/webhooks",
+        vec!["/api/v1/players/me/webhooks".to_owned()],
+    );
+    // Nobody has a webhook here: each reader sees its own (none).
+    f.insert(
+        "/api/v1/players/me/webhooks/{id}/deliveries",
+        vec![format!(
+            "/api/v1/players/me/webhooks/{}/deliveries",
+            uuid::Uuid::nil()
+        )],
+    );
+    f.insert(
         "/api/v1/players/{name}",
         vec![format!("/api/v1/players/{name}")],
     );

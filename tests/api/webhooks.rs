@@ -543,6 +543,51 @@ async fn a_failing_receiver_is_retried_with_backoff_until_it_answers_and_an_unre
     clock.advance(chrono::Duration::hours(24));
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(rx.got().len(), 3);
+
+    let metrics = app.get("/metrics", None).await.text;
+    for line in [
+        "sealed_orders_webhook_attempts_total{outcome=\"delivered\"} 1",
+        "sealed_orders_webhook_attempts_total{outcome=\"retry\"} 4",
+        "sealed_orders_webhook_attempts_total{outcome=\"failed\"} 1",
+    ] {
+        assert!(metrics.contains(line), "{line} not in {metrics}");
+    }
+}
+
+#[tokio::test]
+async fn an_address_allowed_once_is_refused_at_delivery_when_private_addresses_no_longer_are() {
+    let allowed = [("WEBHOOK_ALLOW_PRIVATE", "1"), ("WEBHOOK_POLL_MS", "50")];
+    let (app, mut process) = spawn_process(&allowed).await;
+    let rx = receiver(200);
+    let players = app.players(2).await;
+    let webhook =
+        create_webhook(&app, &players[0], &rx.url, json!(["match_started"])).await["webhook"]["id"]
+            .as_str()
+            .expect("id")
+            .to_owned();
+    process.kill();
+    // The production default from now on: the stored loopback URL is refused
+    // when its delivery is attempted.
+    let _process = restart_process(&app, &[("WEBHOOK_POLL_MS", "50")]).await;
+    app.started_match(&players, "malacca", json!({})).await;
+    let mut log = deliveries(&app, &players[0], &webhook).await;
+    for _ in 0..250 {
+        if log.len() == 1 && log[0]["attempts"].as_array().is_some_and(|a| !a.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        log = deliveries(&app, &players[0], &webhook).await;
+    }
+    let attempt = &log[0]["attempts"][0];
+    assert_eq!(attempt["status_code"], Value::Null, "{log:?}");
+    assert!(
+        attempt["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("127.0.0.1 is not a public address")),
+        "{log:?}"
+    );
+    assert_eq!(log[0]["status"], "pending");
+    assert!(rx.got().is_empty());
 }
 
 #[tokio::test]

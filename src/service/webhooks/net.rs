@@ -351,6 +351,28 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn an_attempt_to_a_private_address_is_refused_after_dns() {
+        // Something listens, so only the check can stop the request.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        for url in [
+            format!("http://127.0.0.1:{port}/hook"),
+            format!("https://localhost:{port}/hook"),
+            format!("https://[::ffff:127.0.0.1]:{port}/hook"),
+        ] {
+            let url = Url::parse(&url).expect("a URL");
+            let r = post(&url, &[], Bytes::new(), false, Duration::from_secs(5)).await;
+            match r {
+                Err(TargetError::Refused(why)) => {
+                    assert!(why.contains("not a public address"), "{url}: {why}")
+                }
+                Err(TargetError::Failed(why)) => panic!("{url} was tried: {why}"),
+                Ok(_) => panic!("{url} was posted to"),
+            }
+        }
+    }
+
     #[test]
     fn urls_must_be_https_and_not_obviously_private() {
         for bad in [

@@ -270,6 +270,14 @@ impl Service {
                 error: error.clone(),
             },
         };
+        let counted = match outcome.status {
+            PENDING => "retry",
+            other => other,
+        };
+        self.metrics
+            .webhook_attempts
+            .with_label_values(&[counted])
+            .inc();
         tracing::info!(
             webhook.id = %hook.id, delivery.id = %d.id, attempt, status = outcome.status,
             status_code, error = error.as_deref().unwrap_or(""), "webhook attempt"
