@@ -1,9 +1,17 @@
 //! `sealed-orders simulate`: random legal matches played through the service
 //! layer into the configured database, for demos and benchmarks.
+//!
+//! Matches are drawn from a population of players with a skewed activity (a few
+//! play very often, most rarely) so per-player figures and leaderboards look like
+//! a real server's, and finish on a simulated clock spread over the last
+//! `--span-days` so time filters select something.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
 
 use anyhow::Context;
+use chrono::{DateTime, Duration, SubsecRound, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -11,50 +19,182 @@ use crate::auth::AuthenticatedPlayer;
 use crate::config::Settings;
 use crate::games::legal;
 use crate::games::rng::GameRng;
-use crate::service::clock::SystemClock;
+use crate::service::clock::Clock;
 use crate::service::data::DataStore;
 use crate::service::{CreateMatch, Service, SubmitMove, registry};
 use crate::store::{self, entities::players};
 
+#[derive(Debug, Clone)]
 pub struct SimulateArgs {
     pub game: String,
     pub matches: usize,
     pub min_players: usize,
     pub max_players: usize,
     pub seed: u64,
+    /// Matches played at once.
+    pub concurrency: usize,
+    /// Players to draw seats from (created when missing, reused otherwise).
+    pub population: usize,
+    /// The exponent of the Zipf-like activity: player `i` is drawn with weight
+    /// `1 / (i + 1)^skew`; 0 makes everyone equally active.
+    pub skew: f64,
+    /// Finishing times are spread evenly over this many days up to now.
+    pub span_days: i64,
+    /// The players' name prefix: `{prefix}-{i}`.
+    pub prefix: String,
 }
 
-impl SimulateArgs {
-    /// `--game G --matches N --players A-B [--seed S]`.
-    pub fn parse(args: &[String]) -> anyhow::Result<Self> {
-        let mut out = Self {
+impl Default for SimulateArgs {
+    fn default() -> Self {
+        Self {
             game: "malacca".into(),
             matches: 100,
             min_players: 2,
             max_players: 8,
             seed: 1,
-        };
+            concurrency: 4,
+            population: 1000,
+            skew: 0.8,
+            span_days: 180,
+            prefix: "sim".into(),
+        }
+    }
+}
+
+impl SimulateArgs {
+    /// `--game G --matches N --players A-B [--seed S] [--concurrency C]
+    /// [--population P] [--skew X] [--span-days D] [--prefix NAME]`.
+    pub fn parse(args: &[String]) -> anyhow::Result<Self> {
+        let mut out = Self::default();
         let mut it = args.iter();
         while let Some(flag) = it.next() {
             let value = it.next().with_context(|| format!("{flag} needs a value"))?;
+            let bad = || format!("{flag}: {value:?} is not a valid value");
             match flag.as_str() {
                 "--game" => out.game = value.clone(),
-                "--matches" => out.matches = value.parse()?,
-                "--seed" => out.seed = value.parse()?,
+                "--matches" => out.matches = value.parse().with_context(bad)?,
+                "--seed" => out.seed = value.parse().with_context(bad)?,
+                "--concurrency" => out.concurrency = value.parse().with_context(bad)?,
+                "--population" => out.population = value.parse().with_context(bad)?,
+                "--skew" => out.skew = value.parse().with_context(bad)?,
+                "--span-days" => out.span_days = value.parse().with_context(bad)?,
+                "--prefix" => out.prefix = value.clone(),
                 "--players" => {
                     let (a, b) = value.split_once('-').unwrap_or((value, value));
-                    out.min_players = a.parse()?;
-                    out.max_players = b.parse()?;
+                    out.min_players = a.parse().with_context(bad)?;
+                    out.max_players = b.parse().with_context(bad)?;
                 }
                 other => anyhow::bail!("unknown flag {other}"),
             }
         }
+        anyhow::ensure!(
+            (1..=256).contains(&out.concurrency),
+            "--concurrency takes 1 to 256"
+        );
+        anyhow::ensure!(
+            out.population >= out.max_players,
+            "--population must be at least the largest seat count"
+        );
+        anyhow::ensure!(
+            out.skew.is_finite() && (0.0..=4.0).contains(&out.skew),
+            "--skew takes 0 to 4"
+        );
+        anyhow::ensure!(
+            (0..=3650).contains(&out.span_days),
+            "--span-days takes 0 to 3650"
+        );
         Ok(out)
     }
 }
 
+/// Simulated time: the driver moves it forward as matches are claimed, so the
+/// `i`-th of `n` matches runs near `start + span·i/n`. It never goes backwards
+/// and never answers the same instant twice, as the system clock would not.
+struct SimClock {
+    micros: AtomicI64,
+}
+
+impl SimClock {
+    fn new(start: DateTime<Utc>) -> Self {
+        Self {
+            micros: AtomicI64::new(start.timestamp_micros()),
+        }
+    }
+
+    fn advance_to(&self, at: DateTime<Utc>) {
+        self.micros
+            .fetch_max(at.timestamp_micros(), Ordering::SeqCst);
+    }
+}
+
+impl Clock for SimClock {
+    fn now(&self) -> DateTime<Utc> {
+        let us = self.micros.fetch_add(1, Ordering::SeqCst) + 1;
+        DateTime::from_timestamp_micros(us)
+            .unwrap_or_else(Utc::now)
+            .trunc_subsecs(6)
+    }
+}
+
+/// Draws distinct players with Zipf-like weights.
+struct Population {
+    players: Vec<AuthenticatedPlayer>,
+    cumulative: Vec<f64>,
+}
+
+impl Population {
+    fn new(players: Vec<AuthenticatedPlayer>, skew: f64) -> Self {
+        let mut total = 0.0;
+        let cumulative = (0..players.len())
+            .map(|i| {
+                total += 1.0 / ((i + 1) as f64).powf(skew);
+                total
+            })
+            .collect();
+        Self {
+            players,
+            cumulative,
+        }
+    }
+
+    fn draw(&self, n: usize, rng: &mut GameRng) -> Vec<AuthenticatedPlayer> {
+        let total = self.cumulative.last().copied().unwrap_or(0.0);
+        let mut picked: Vec<usize> = Vec::with_capacity(n);
+        while picked.len() < n {
+            let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+            let i = self
+                .cumulative
+                .partition_point(|c| *c <= x)
+                .min(self.players.len() - 1);
+            if !picked.contains(&i) {
+                picked.push(i);
+            }
+        }
+        picked.iter().map(|i| self.players[*i].clone()).collect()
+    }
+}
+
+fn rng_for(seed: u64, index: u64) -> GameRng {
+    let mut k = [0u8; 32];
+    k[..8].copy_from_slice(&seed.to_be_bytes());
+    k[8..16].copy_from_slice(&index.to_be_bytes());
+    GameRng::from_key(k)
+}
+
+fn err(e: crate::errors::ApiError) -> anyhow::Error {
+    anyhow::anyhow!("{}", e.body())
+}
+
 /// Plays the matches; answers how many moves were made.
 pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> {
+    let mut settings = settings;
+    // Every concurrent match holds at most one connection at a time.
+    settings.max_connections = Some(
+        settings
+            .max_connections
+            .unwrap_or(0)
+            .max(args.concurrency as u32 + 2),
+    );
     let db = store::connect(&settings).await?;
     store::migrate(&db).await?;
     let games = registry::all_games();
@@ -76,42 +216,113 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
         args.min_players,
         args.max_players
     );
+    anyhow::ensure!(
+        args.population >= *sizes.iter().max().unwrap_or(&2),
+        "--population is smaller than a match"
+    );
     let data = DataStore::load(&games, settings.data_dir.as_deref())?;
-    let clock = Arc::new(SystemClock);
-    data.persist(&db, chrono::Utc::now()).await?;
+    let end = Utc::now().trunc_subsecs(6);
+    let start = end - Duration::days(args.span_days);
+    let clock = Arc::new(SimClock::new(start));
+    data.persist(&db, start).await?;
     // Simulated players cannot log in: their password hash is no PHC string.
-    let run_id = Uuid::now_v7().simple().to_string();
-    let mut pool = Vec::new();
-    for i in 0..*sizes.iter().max().unwrap_or(&2) {
-        let name = format!("sim{}-{i}", &run_id[run_id.len() - 8..]);
-        let row = players::Model {
-            id: Uuid::now_v7(),
-            name_key: name.to_lowercase(),
-            name: name.clone(),
-            password_hash: "!simulated".into(),
-            is_bot: false,
-            created_at: chrono::Utc::now(),
+    let mut pool = Vec::with_capacity(args.population);
+    for i in 0..args.population {
+        let name = format!("{}-{i}", args.prefix);
+        let id = match store::player_by_name(&db, &name).await? {
+            Some(p) => p.id,
+            None => {
+                let row = players::Model {
+                    id: Uuid::now_v7(),
+                    name_key: name.to_lowercase(),
+                    name: name.clone(),
+                    password_hash: "!simulated".into(),
+                    is_bot: false,
+                    created_at: start,
+                };
+                store::insert_player(&db, row.clone()).await?;
+                row.id
+            }
         };
-        store::insert_player(&db, row.clone()).await?;
-        pool.push(AuthenticatedPlayer::server(row.id, name));
+        pool.push(AuthenticatedPlayer::server(id, name));
     }
+    let population = Population::new(pool, args.skew);
     let jwt = crate::auth::JwtKeys::new(&[0; 32], 60);
     let metrics = Arc::new(crate::metrics::Metrics::new()?);
-    let service = Service::new(db, games, data, jwt, clock, metrics);
-    let mut rng = GameRng::from_key({
-        let mut k = [0u8; 32];
-        k[..8].copy_from_slice(&args.seed.to_be_bytes());
-        k
-    });
-    let mut moves = 0u64;
-    for i in 0..args.matches {
-        let n = sizes[rng.index(sizes.len())];
-        let seated = &pool[..n];
+    let service = Service::new(db, games, data, jwt, clock.clone(), metrics);
+    let shared = Shared {
+        service,
+        population,
+        sizes,
+        args: args.clone(),
+        clock,
+        start,
+        next: AtomicUsize::new(0),
+        done: AtomicUsize::new(0),
+        moves: AtomicU64::new(0),
+        began: Instant::now(),
+    };
+    // Concurrent on one task: the database, not the engine, is the limit.
+    let workers = (0..args.concurrency.min(args.matches.max(1))).map(|_| shared.work());
+    futures_util::future::try_join_all(workers).await?;
+    Ok(shared.moves.load(Ordering::SeqCst))
+}
+
+struct Shared {
+    service: Service,
+    population: Population,
+    sizes: Vec<usize>,
+    args: SimulateArgs,
+    clock: Arc<SimClock>,
+    start: DateTime<Utc>,
+    next: AtomicUsize,
+    done: AtomicUsize,
+    moves: AtomicU64,
+    began: Instant,
+}
+
+impl Shared {
+    async fn work(&self) -> anyhow::Result<()> {
+        let span_us = Duration::days(self.args.span_days)
+            .num_microseconds()
+            .unwrap_or(0) as i128;
+        let n = self.args.matches;
+        loop {
+            let i = self.next.fetch_add(1, Ordering::SeqCst);
+            if i >= n {
+                return Ok(());
+            }
+            let at = self.start
+                + Duration::microseconds((span_us * i as i128 / n.max(1) as i128) as i64);
+            self.clock.advance_to(at);
+            let moves = self.play(i).await.with_context(|| format!("match {i}"))?;
+            self.moves.fetch_add(moves, Ordering::SeqCst);
+            let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+            let every = (n / 100).clamp(100, 1000);
+            if done.is_multiple_of(every) || done == n {
+                let secs = self.began.elapsed().as_secs_f64();
+                tracing::info!(
+                    matches = done,
+                    of = n,
+                    moves = self.moves.load(Ordering::SeqCst),
+                    per_second = %format!("{:.1}", done as f64 / secs.max(0.001)),
+                    eta_s = ((n - done) as f64 * secs / done as f64).round() as u64,
+                    "simulated"
+                );
+            }
+        }
+    }
+
+    async fn play(&self, index: usize) -> anyhow::Result<u64> {
+        let mut rng = rng_for(self.args.seed, index as u64);
+        let n = self.sizes[rng.index(self.sizes.len())];
+        let seated = self.population.draw(n, &mut rng);
+        let service = &self.service;
         let m = service
             .create_match(
                 &seated[0],
                 CreateMatch {
-                    game: args.game.clone(),
+                    game: self.args.game.clone(),
                     seats: n as i64,
                     options: Some(json!({})),
                     bots: Vec::new(),
@@ -119,25 +330,18 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
                 },
             )
             .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+            .map_err(err)?;
         for p in &seated[1..] {
-            service
-                .join_match(p, m.id)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            service.join_match(p, m.id).await.map_err(err)?;
         }
+        // Seats are taken in joining order, so seat `i` is `seated[i]`.
+        let mut moves = 0;
         loop {
-            let view = service
-                .get_match(None, m.id)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let view = service.get_match(None, m.id).await.map_err(err)?;
             let Some(prompt) = view.prompt else { break };
             for seat in prompt.awaiting {
                 let p = &seated[seat];
-                let mine = service
-                    .get_match(Some(p.id), m.id)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                let mine = service.get_match(Some(p.id), m.id).await.map_err(err)?;
                 let Some(mp) = mine.prompt else { continue };
                 let listed = mp.legal.unwrap_or_default();
                 let action = legal::sample(&listed, &mut rng).context("no legal move")?;
@@ -152,13 +356,68 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
                         },
                     )
                     .await
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    .map_err(err)?;
                 moves += 1;
             }
         }
-        if (i + 1) % 100 == 0 {
-            tracing::info!(matches = i + 1, moves, "simulated");
-        }
+        Ok(moves)
     }
-    Ok(moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> anyhow::Result<SimulateArgs> {
+        SimulateArgs::parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn flags_are_parsed_and_checked() {
+        let a = parse("--matches 5 --players 3-4 --concurrency 8 --population 50 --span-days 30")
+            .expect("valid");
+        assert_eq!(
+            (a.matches, a.min_players, a.max_players, a.concurrency),
+            (5, 3, 4, 8)
+        );
+        assert_eq!((a.population, a.span_days), (50, 30));
+        assert!(parse("--concurrency 0").is_err());
+        assert!(parse("--population 3 --players 2-8").is_err());
+        assert!(parse("--skew nan").is_err());
+        assert!(parse("--matches").is_err());
+        assert!(parse("--colour red").is_err());
+    }
+
+    #[test]
+    fn the_most_active_players_are_drawn_most_and_seats_are_distinct() {
+        let players = (0..100)
+            .map(|i| AuthenticatedPlayer::server(Uuid::now_v7(), format!("p{i}")))
+            .collect::<Vec<_>>();
+        let pop = Population::new(players.clone(), 1.0);
+        let mut rng = rng_for(7, 0);
+        let mut counts = vec![0u32; 100];
+        for _ in 0..2000 {
+            let drawn = pop.draw(4, &mut rng);
+            let mut ids: Vec<Uuid> = drawn.iter().map(|p| p.id).collect();
+            ids.sort();
+            ids.dedup();
+            assert_eq!(ids.len(), 4);
+            for p in drawn {
+                counts[players.iter().position(|q| q.id == p.id).unwrap_or(0)] += 1;
+            }
+        }
+        assert!(counts[0] > counts[50] * 5, "{counts:?}");
+    }
+
+    #[test]
+    fn the_clock_moves_forward_only() {
+        let t0 = Utc::now().trunc_subsecs(6);
+        let c = SimClock::new(t0);
+        let a = c.now();
+        c.advance_to(t0 - Duration::days(1));
+        let b = c.now();
+        assert!(b > a);
+        c.advance_to(t0 + Duration::days(1));
+        assert!(c.now() > t0 + Duration::days(1) - Duration::seconds(1));
+    }
 }
