@@ -21,6 +21,11 @@ mod m20261123_000005_create_stream_tickets;
 mod m20261123_300001_add_password_version;
 mod m20261123_300002_create_api_tokens;
 mod m20261124_100001_create_webhooks;
+mod m20261124_200001_create_stat_totals;
+
+pub use m20261124_200001_create_stat_totals::{
+    GRAIN_DAY, GRAIN_HOUR, fold_statements, rebuild as rebuild_stat_totals,
+};
 
 pub struct Migrator;
 
@@ -46,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_300001_add_password_version::Migration),
             Box::new(m20261123_300002_create_api_tokens::Migration),
             Box::new(m20261124_100001_create_webhooks::Migration),
+            Box::new(m20261124_200001_create_stat_totals::Migration),
         ]
     }
 }

@@ -450,6 +450,7 @@ impl Service {
             })
             .collect();
         store::insert_results(tx, rows).await?;
+        super::stats::record_finished(tx, m, now).await?;
         if m.rated {
             super::ratings::rate_match(tx, m, &outcome, seats, now, |_| true).await?;
         } else if self.bots_rated(m, seats)? {

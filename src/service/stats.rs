@@ -12,21 +12,10 @@ use super::models::{
 use super::players::player_not_found;
 use crate::errors::ApiError;
 use crate::store;
-use crate::store::stats::{self, SeatGroup, StatsFilter};
+use crate::store::stats::{self, StatsFilter, Window};
 
 fn ratio(a: i64, b: i64) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
-}
-
-fn group(g: &SeatGroup) -> PlayGroup {
-    PlayGroup {
-        key: g.key.clone(),
-        plays: g.plays,
-        successes: g.successes,
-        success_rate: ratio(g.successes, g.plays),
-        average_stake: ratio(g.staked, g.with_stake),
-        average_payoff: ratio(g.payoff, g.plays),
-    }
 }
 
 fn wins(key: String, seats: i64, wins: i64) -> WinGroup {
@@ -35,6 +24,24 @@ fn wins(key: String, seats: i64, wins: i64) -> WinGroup {
         seats,
         wins,
         win_rate: ratio(wins, seats),
+    }
+}
+
+/// A group from summed (plays, successes, staked, with_stake, payoff).
+fn summed(key: Option<String>, s: [i64; 5]) -> PlayGroup {
+    PlayGroup {
+        key,
+        plays: s[0],
+        successes: s[1],
+        success_rate: ratio(s[1], s[0]),
+        average_stake: ratio(s[2], s[3]),
+        average_payoff: ratio(s[4], s[0]),
+    }
+}
+
+fn add(into: &mut [i64; 5], s: [i64; 5]) {
+    for (a, b) in into.iter_mut().zip(s) {
+        *a += b;
     }
 }
 
@@ -64,55 +71,64 @@ impl Service {
         let player = store::player_by_name(&self.db, name)
             .await?
             .ok_or_else(player_not_found)?;
-        let f = StatsFilter {
-            game: game.clone(),
-            player: Some(player.id),
-            include_positions,
-            ..Default::default()
-        };
-        let played =
-            stats::player_played(&self.db, player.id, game.as_deref(), include_positions).await?;
-        let results = stats::player_results(&self.db, &f).await?;
-        let kinds = stats::seat_groups(&self.db, &f, "kind").await?;
-        let cards = stats::seat_groups(&self.db, &f, "card").await?;
+        // Finished matches come from the running totals; only the player's
+        // active matches (few) are counted live.
+        let (id, g, inc) = (player.id, game.as_deref(), include_positions);
+        let active = stats::player_played(&self.db, id, g, inc, &["active"]).await?;
+        let seated = stats::player_totals(&self.db, id, g, inc, "seated").await?;
+        let results = stats::player_totals(&self.db, id, g, inc, "results").await?;
+        let kinds = stats::player_totals(&self.db, id, g, inc, "kind").await?;
+        let cards = stats::player_totals(&self.db, id, g, inc, "card").await?;
+        let best = stats::player_best_rounds(&self.db, id, g, inc).await?;
         let ratings = store::ratings_of(&self.db, player.id).await?;
-        let mut ids: Vec<String> = played.iter().map(|(g, _)| g.clone()).collect();
+        let mut played: BTreeMap<String, i64> = BTreeMap::new();
+        for (game, n) in active {
+            *played.entry(game).or_default() += n;
+        }
+        for (game, _, s) in &seated {
+            *played.entry(game.clone()).or_default() += s[0];
+        }
+        let mut ids: Vec<String> = played.keys().cloned().collect();
         if let Some(g) = &game
             && !ids.contains(g)
         {
             ids.push(g.clone());
         }
         ids.sort();
+        let groups = |rows: &[(String, Option<String>, [i64; 5])], id: &str| {
+            let mut v: Vec<PlayGroup> = rows
+                .iter()
+                .filter(|r| r.0 == id)
+                .map(|(_, key, s)| summed(key.clone(), *s))
+                .collect();
+            v.sort_by(|a, b| a.key.cmp(&b.key));
+            v
+        };
         let mut games = Vec::new();
         for id in ids {
-            let (finished, won, rank_sum, score_sum) = results
+            let [finished, won, rank_sum, score_sum, _] = results
                 .iter()
                 .find(|r| r.0 == id)
-                .map(|r| (r.1, r.2, r.3, r.4))
+                .map(|r| r.2)
                 .unwrap_or_default();
-            let best = stats::best_round(
-                &self.db,
-                &StatsFilter {
-                    game: Some(id.clone()),
-                    ..f.clone()
-                },
-            )
-            .await?;
             games.push(PlayerGameStats {
-                played: played.iter().find(|p| p.0 == id).map(|p| p.1).unwrap_or(0),
+                played: played.get(&id).copied().unwrap_or(0),
                 finished,
                 won,
                 win_rate: ratio(won, finished),
                 average_rank: ratio(rank_sum, finished),
                 average_score: ratio(score_sum, finished),
                 rating: ratings.iter().find(|r| r.game == id).map(|r| r.rating),
-                kinds: kinds.iter().filter(|k| k.game == id).map(group).collect(),
-                cards: cards.iter().filter(|k| k.game == id).map(group).collect(),
-                best_round: best.map(|(match_id, round, delta)| RoundRef {
-                    match_id,
-                    round,
-                    delta,
-                }),
+                kinds: groups(&kinds, &id),
+                cards: groups(&cards, &id),
+                best_round: best
+                    .iter()
+                    .find(|b| b.0 == id)
+                    .map(|(_, match_id, round, delta)| RoundRef {
+                        match_id: *match_id,
+                        round: *round,
+                        delta: *delta,
+                    }),
                 game: id,
             });
         }
@@ -139,17 +155,59 @@ impl Service {
             seats: q.players,
             include_positions: q.include_positions,
         };
-        let matches = stats::matches_by_size(&self.db, &f)
-            .await?
+        // Whole days and hours come from the running totals, the minutes at the
+        // window's edges from the history tables; both are summed per key.
+        let db = &self.db;
+        let w = Window::new(q.since, q.until);
+        let edges = w.raw_filters(&f);
+        let mut sizes: BTreeMap<(i64, String), i64> = BTreeMap::new();
+        for (seats, variant, _, _, _, s) in stats::game_totals(db, &f, &w, "matches", true).await? {
+            *sizes.entry((seats, variant)).or_default() += s[0];
+        }
+        let mut values: BTreeMap<(Option<i64>, String), i64> = BTreeMap::new();
+        for (_, _, _, value, outcome, s) in stats::game_totals(db, &f, &w, "round", false).await? {
+            *values.entry((value, outcome)).or_default() += s[0];
+        }
+        let mut kinds: BTreeMap<Option<String>, [i64; 5]> = BTreeMap::new();
+        for (_, _, key, _, _, s) in stats::game_totals(db, &f, &w, "kind", false).await? {
+            add(kinds.entry(key).or_default(), s);
+        }
+        let mut offsets: BTreeMap<i64, [i64; 5]> = BTreeMap::new();
+        for (_, _, _, offset, _, s) in stats::game_totals(db, &f, &w, "offset", false).await? {
+            add(offsets.entry(offset.unwrap_or(0)).or_default(), s);
+        }
+        let mut roles: BTreeMap<String, [i64; 5]> = BTreeMap::new();
+        for (_, _, role, _, _, s) in stats::game_totals(db, &f, &w, "role", false).await? {
+            add(roles.entry(role.unwrap_or_default()).or_default(), s);
+        }
+        for e in &edges {
+            for (seats, variant, n) in stats::matches_by_size(db, e).await? {
+                *sizes.entry((seats, variant)).or_default() += n;
+            }
+            for (value, outcome, n) in stats::rounds_by_value(db, e).await? {
+                *values.entry((value, outcome)).or_default() += n;
+            }
+            for g in stats::seat_groups(db, e, "kind").await? {
+                let s = [g.plays, g.successes, g.staked, g.with_stake, g.payoff];
+                add(kinds.entry(g.key).or_default(), s);
+            }
+            for (offset, n, wins) in stats::wins_by_offset(db, e).await? {
+                add(offsets.entry(offset).or_default(), [n, wins, 0, 0, 0]);
+            }
+            for (role, n, wins) in stats::wins_by_role(db, e).await? {
+                add(roles.entry(role).or_default(), [n, wins, 0, 0, 0]);
+            }
+        }
+        let matches = sizes
             .into_iter()
-            .map(|(players, variant, matches)| MatchCount {
+            .map(|((players, variant), matches)| MatchCount {
                 players,
                 variant,
                 matches,
             })
             .collect();
         let mut by_value: Vec<ValueStats> = Vec::new();
-        for (value, outcome, n) in stats::rounds_by_value(&self.db, &f).await? {
+        for ((value, outcome), n) in values {
             if by_value.last().is_none_or(|v| v.value != value) {
                 by_value.push(ValueStats {
                     value,
@@ -170,20 +228,14 @@ impl Service {
                 .map(|(k, n)| (k.clone(), *n as f64 / v.rounds as f64))
                 .collect();
         }
-        let kinds = stats::seat_groups(&self.db, &f, "kind")
-            .await?
-            .iter()
-            .map(group)
-            .collect();
-        let seat_offsets = stats::wins_by_offset(&self.db, &f)
-            .await?
+        let kinds = kinds.into_iter().map(|(key, s)| summed(key, s)).collect();
+        let seat_offsets = offsets
             .into_iter()
-            .map(|(o, n, w)| wins(o.to_string(), n, w))
+            .map(|(o, s)| wins(o.to_string(), s[0], s[1]))
             .collect();
-        let roles = stats::wins_by_role(&self.db, &f)
-            .await?
+        let roles = roles
             .into_iter()
-            .map(|(r, n, w)| wins(r, n, w))
+            .map(|(r, s)| wins(r, s[0], s[1]))
             .collect();
         Ok(GameStatsResponse {
             game: game.to_owned(),
@@ -194,4 +246,14 @@ impl Service {
             roles,
         })
     }
+}
+
+/// Adds a finishing match to the statistics' running totals. Called once, from the
+/// transaction that finishes it, after its results are written.
+pub(super) async fn record_finished(
+    tx: &sea_orm::DatabaseTransaction,
+    m: &crate::store::entities::matches::Model,
+    now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    Ok(stats::fold_finished(tx, m, now).await?)
 }

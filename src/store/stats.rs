@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Alias, Cond, Expr, ExprTrait, JoinType, Order, Query, SelectStatement};
-use sea_orm::{ConnectionTrait, DbErr, QueryResult};
+use sea_orm::{ConnectionTrait, DbErr, QueryResult, Statement};
 use uuid::Uuid;
 
 fn t(name: &str) -> Alias {
@@ -102,12 +102,13 @@ pub async fn player_results(
         .collect())
 }
 
-/// Per game: matches a player holds a seat in, active or finished.
+/// Per game: matches in one of `statuses` a player holds a seat in.
 pub async fn player_played(
     db: &impl ConnectionTrait,
     player: Uuid,
     game: Option<&str>,
     include_positions: bool,
+    statuses: &[&str],
 ) -> Result<Vec<(String, i64)>, DbErr> {
     let mut q = Query::select();
     q.expr_as(col("m", "game"), t("game"))
@@ -120,7 +121,7 @@ pub async fn player_played(
             col("m", "id").equals((t("s"), t("match_id"))),
         )
         .and_where(col("s", "player_id").eq(player))
-        .and_where(col("m", "status").is_in(["active", "finished"]))
+        .and_where(col("m", "status").is_in(statuses.iter().copied()))
         .group_by_col((t("m"), t("game")));
     if let Some(g) = game {
         q.and_where(col("m", "game").eq(g));
@@ -364,4 +365,399 @@ pub async fn wins_by_role(
             )
         })
         .collect())
+}
+
+/// Which stored totals and which raw edges make up a `since`/`until` window: whole
+/// days from the daily totals, whole hours at their edges from the hourly totals,
+/// and the minutes left over from the history tables, so any window is exact and
+/// costs about the same at any number of matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// Daily totals in `[from, to)` (days since the epoch), unbounded where `None`.
+    pub days: Option<(Option<i64>, Option<i64>)>,
+    /// Hourly totals in these `[from, to)` (hours since the epoch).
+    pub hours: Vec<(Option<i64>, Option<i64>)>,
+    /// Finishing times counted from the history tables.
+    pub raw: Vec<Span>,
+}
+
+/// A `[since, until)` range of finishing times, unbounded where `None`.
+pub type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+const HOUR: i64 = 3600;
+
+fn at_hour(h: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(h * HOUR, 0).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
+/// Hours since the epoch that `at` falls in.
+pub fn hour_of(at: DateTime<Utc>) -> i64 {
+    at.timestamp().div_euclid(HOUR)
+}
+
+/// Days since the epoch that `at` falls in.
+pub fn day_of(at: DateTime<Utc>) -> i64 {
+    at.timestamp().div_euclid(24 * HOUR)
+}
+
+impl Window {
+    pub fn new(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Self {
+        let ceil_hour = |t: DateTime<Utc>| {
+            let h = hour_of(t);
+            if t == at_hour(h) { h } else { h + 1 }
+        };
+        let h_lo = since.map(ceil_hour);
+        let h_hi = until.map(hour_of);
+        if let (Some(a), Some(b)) = (h_lo, h_hi)
+            && a >= b
+        {
+            return Self {
+                days: None,
+                hours: Vec::new(),
+                raw: vec![(since, until)],
+            };
+        }
+        let mut raw = Vec::new();
+        if let (Some(s), Some(h)) = (since, h_lo)
+            && s < at_hour(h)
+        {
+            raw.push((Some(s), Some(at_hour(h))));
+        }
+        if let (Some(u), Some(h)) = (until, h_hi)
+            && at_hour(h) < u
+        {
+            raw.push((Some(at_hour(h)), Some(u)));
+        }
+        let d_lo = h_lo.map(|h| h.div_euclid(24) + i64::from(h.rem_euclid(24) != 0));
+        let d_hi = h_hi.map(|h| h.div_euclid(24));
+        if let (Some(a), Some(b)) = (d_lo, d_hi)
+            && a >= b
+        {
+            return Self {
+                days: None,
+                hours: vec![(h_lo, h_hi)],
+                raw,
+            };
+        }
+        let mut hours = Vec::new();
+        if let (Some(h), Some(d)) = (h_lo, d_lo)
+            && h < d * 24
+        {
+            hours.push((Some(h), Some(d * 24)));
+        }
+        if let (Some(h), Some(d)) = (h_hi, d_hi)
+            && d * 24 < h
+        {
+            hours.push((Some(d * 24), Some(h)));
+        }
+        Self {
+            days: Some((d_lo, d_hi)),
+            hours,
+            raw,
+        }
+    }
+
+    fn cond(&self) -> Cond {
+        let range = |grain: i16, (from, to): (Option<i64>, Option<i64>)| {
+            let mut c = Cond::all().add(Expr::col(t("grain")).eq(grain));
+            if let Some(f) = from {
+                c = c.add(Expr::col(t("bucket")).gte(f));
+            }
+            if let Some(to) = to {
+                c = c.add(Expr::col(t("bucket")).lt(to));
+            }
+            c
+        };
+        let mut any = Cond::any();
+        if let Some(d) = self.days {
+            any = any.add(range(migration::GRAIN_DAY, d));
+        }
+        for h in &self.hours {
+            any = any.add(range(migration::GRAIN_HOUR, *h));
+        }
+        // An empty `any` is true: say false when no totals are wanted.
+        if self.days.is_none() && self.hours.is_empty() {
+            any = any.add(Expr::cust("1 = 0"));
+        }
+        any
+    }
+
+    /// The same filter over a sub-window of the history tables.
+    pub fn raw_filters(&self, f: &StatsFilter) -> Vec<StatsFilter> {
+        self.raw
+            .iter()
+            .map(|(since, until)| StatsFilter {
+                since: *since,
+                until: *until,
+                ..f.clone()
+            })
+            .collect()
+    }
+}
+
+/// Game totals of one metric over a window: rows of (seat_count, variant,
+/// k_text, k_num, k_null, k2, n, s1, s2, s3, s4), summed over their buckets.
+pub type TotalRow = (i64, String, Option<String>, Option<i64>, String, [i64; 5]);
+
+pub async fn game_totals(
+    db: &impl ConnectionTrait,
+    f: &StatsFilter,
+    w: &Window,
+    metric: &str,
+    by_size: bool,
+) -> Result<Vec<TotalRow>, DbErr> {
+    let mut q = Query::select();
+    q.from(t("stat_game_totals"))
+        .and_where(Expr::col(t("metric")).eq(metric))
+        .cond_where(w.cond());
+    if let Some(g) = &f.game {
+        q.and_where(Expr::col(t("game")).eq(g.clone()));
+    }
+    if !f.include_positions {
+        q.and_where(Expr::col(t("positional")).eq(false));
+    }
+    if let Some(n) = f.seats {
+        q.and_where(Expr::col(t("seat_count")).eq(n));
+    }
+    if by_size {
+        q.expr_as(Expr::cust("CAST(seat_count AS BIGINT)"), t("seats"))
+            .expr_as(Expr::col(t("variant")), t("variant"))
+            .group_by_col(t("seat_count"))
+            .group_by_col(t("variant"));
+    } else {
+        q.expr_as(Expr::cust("CAST(0 AS BIGINT)"), t("seats"))
+            .expr_as(Expr::cust("''"), t("variant"));
+    }
+    q.expr_as(
+        Expr::cust("CASE WHEN k_null THEN NULL ELSE k_text END"),
+        t("key_text"),
+    )
+    .expr_as(
+        Expr::cust("CASE WHEN k_null THEN NULL ELSE k_num END"),
+        t("key_num"),
+    )
+    .expr_as(Expr::col(t("k2")), t("key2"));
+    for s in ["n", "s1", "s2", "s3", "s4"] {
+        q.expr_as(Expr::cust(format!("CAST(SUM({s}) AS BIGINT)")), t(s));
+    }
+    q.group_by_col(t("k_text"))
+        .group_by_col(t("k_num"))
+        .group_by_col(t("k_null"))
+        .group_by_col(t("k2"));
+    Ok(rows(db, &q)
+        .await?
+        .iter()
+        .map(|r| {
+            (
+                get_i64(r, "seats"),
+                get_str(r, "variant").unwrap_or_default(),
+                get_str(r, "key_text"),
+                r.try_get::<Option<i64>>("", "key_num").ok().flatten(),
+                get_str(r, "key2").unwrap_or_default(),
+                ["n", "s1", "s2", "s3", "s4"].map(|s| get_i64(r, s)),
+            )
+        })
+        .collect())
+}
+
+/// A player's totals of one metric: rows of (game, key, [n, s1, s2, s3, s4]).
+pub async fn player_totals(
+    db: &impl ConnectionTrait,
+    player: Uuid,
+    game: Option<&str>,
+    include_positions: bool,
+    metric: &str,
+) -> Result<Vec<(String, Option<String>, [i64; 5])>, DbErr> {
+    let mut q = Query::select();
+    q.from(t("stat_player_totals"))
+        .expr_as(Expr::col(t("game")), t("game"))
+        .expr_as(
+            Expr::cust("CASE WHEN k_null THEN NULL ELSE k_text END"),
+            t("key_text"),
+        )
+        .and_where(Expr::col(t("player_id")).eq(player))
+        .and_where(Expr::col(t("metric")).eq(metric))
+        .group_by_col(t("game"))
+        .group_by_col(t("k_text"))
+        .group_by_col(t("k_null"));
+    for s in ["n", "s1", "s2", "s3", "s4"] {
+        q.expr_as(Expr::cust(format!("CAST(SUM({s}) AS BIGINT)")), t(s));
+    }
+    if let Some(g) = game {
+        q.and_where(Expr::col(t("game")).eq(g));
+    }
+    if !include_positions {
+        q.and_where(Expr::col(t("positional")).eq(false));
+    }
+    Ok(rows(db, &q)
+        .await?
+        .iter()
+        .map(|r| {
+            (
+                get_str(r, "game").unwrap_or_default(),
+                get_str(r, "key_text"),
+                ["n", "s1", "s2", "s3", "s4"].map(|s| get_i64(r, s)),
+            )
+        })
+        .collect())
+}
+
+/// A player's best round per game: (game, match, round, delta), the highest
+/// delta, then the lowest match id and round.
+pub async fn player_best_rounds(
+    db: &impl ConnectionTrait,
+    player: Uuid,
+    game: Option<&str>,
+    include_positions: bool,
+) -> Result<Vec<(String, Uuid, i64, i64)>, DbErr> {
+    let mut q = Query::select();
+    q.from(t("stat_player_best"))
+        .expr_as(Expr::col(t("game")), t("game"))
+        .expr_as(Expr::col(t("match_id")), t("match_id"))
+        .expr_as(Expr::cust("CAST(round AS BIGINT)"), t("round"))
+        .expr_as(Expr::col(t("delta")), t("delta"))
+        .and_where(Expr::col(t("player_id")).eq(player));
+    if let Some(g) = game {
+        q.and_where(Expr::col(t("game")).eq(g));
+    }
+    if !include_positions {
+        q.and_where(Expr::col(t("positional")).eq(false));
+    }
+    let mut best: Vec<(String, Uuid, i64, i64)> = Vec::new();
+    for r in rows(db, &q).await? {
+        let Ok(id) = r.try_get::<Uuid>("", "match_id") else {
+            continue;
+        };
+        let row = (
+            get_str(&r, "game").unwrap_or_default(),
+            id,
+            get_i64(&r, "round"),
+            get_i64(&r, "delta"),
+        );
+        match best.iter_mut().find(|b| b.0 == row.0) {
+            Some(b)
+                if (row.3, std::cmp::Reverse((row.1, row.2)))
+                    > (b.3, std::cmp::Reverse((b.1, b.2))) =>
+            {
+                *b = row
+            }
+            Some(_) => {}
+            None => best.push(row),
+        }
+    }
+    Ok(best)
+}
+
+/// Adds a match to the running totals, inside the transaction that finishes it,
+/// once its rounds and results are written.
+pub async fn fold_finished(
+    db: &impl ConnectionTrait,
+    m: &crate::store::entities::matches::Model,
+    finished_at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let backend = db.get_database_backend();
+    db.execute_raw(Statement::from_sql_and_values(
+        backend,
+        "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        [
+            m.id.into(),
+            m.game.clone().into(),
+            m.seat_count.into(),
+            m.variant.clone().into(),
+            m.position.is_some().into(),
+            hour_of(finished_at).into(),
+            day_of(finished_at).into(),
+        ],
+    ))
+    .await?;
+    for sql in migration::fold_statements("f.match_id = $1") {
+        db.execute_raw(Statement::from_sql_and_values(backend, sql, [m.id.into()]))
+            .await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ts(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).expect("time").to_utc()
+    }
+
+    #[test]
+    fn an_unbounded_window_is_all_daily_totals() {
+        let w = Window::new(None, None);
+        assert_eq!(w.days, Some((None, None)));
+        assert!(w.hours.is_empty() && w.raw.is_empty());
+    }
+
+    #[test]
+    fn a_ragged_window_is_days_then_hours_then_raw_minutes() {
+        let (s, u) = (ts("2026-03-01T10:30:00Z"), ts("2026-03-05T04:15:00Z"));
+        let w = Window::new(Some(s), Some(u));
+        let d = |x: &str| day_of(ts(x));
+        let h = |x: &str| hour_of(ts(x));
+        assert_eq!(
+            w.days,
+            Some((
+                Some(d("2026-03-02T00:00:00Z")),
+                Some(d("2026-03-05T00:00:00Z"))
+            ))
+        );
+        assert_eq!(
+            w.hours,
+            vec![
+                (
+                    Some(h("2026-03-01T11:00:00Z")),
+                    Some(h("2026-03-02T00:00:00Z"))
+                ),
+                (
+                    Some(h("2026-03-05T00:00:00Z")),
+                    Some(h("2026-03-05T04:00:00Z"))
+                ),
+            ]
+        );
+        assert_eq!(
+            w.raw,
+            vec![
+                (Some(s), Some(ts("2026-03-01T11:00:00Z"))),
+                (Some(ts("2026-03-05T04:00:00Z")), Some(u)),
+            ]
+        );
+    }
+
+    #[test]
+    fn aligned_and_narrow_windows() {
+        let w = Window::new(
+            Some(ts("2026-03-01T00:00:00Z")),
+            Some(ts("2026-03-03T00:00:00Z")),
+        );
+        assert!(w.hours.is_empty() && w.raw.is_empty());
+        assert_eq!(
+            w.days,
+            Some((
+                Some(day_of(ts("2026-03-01T00:00:00Z"))),
+                Some(day_of(ts("2026-03-03T00:00:00Z")))
+            ))
+        );
+        let (s, u) = (ts("2026-03-01T10:10:00Z"), ts("2026-03-01T11:20:00Z"));
+        let w = Window::new(Some(s), Some(u));
+        assert_eq!((w.days, w.hours.len()), (None, 0));
+        assert_eq!(w.raw, vec![(Some(s), Some(u))]);
+        let w = Window::new(
+            Some(ts("2026-03-01T10:10:00Z")),
+            Some(ts("2026-03-01T20:00:00Z")),
+        );
+        assert_eq!(w.days, None);
+        assert_eq!(w.hours.len(), 1);
+        assert_eq!(w.raw.len(), 1);
+        let w = Window::new(Some(ts("2026-03-02T00:00:00Z")), None);
+        assert_eq!(
+            w.days,
+            Some((Some(day_of(ts("2026-03-02T00:00:00Z"))), None))
+        );
+        assert!(w.hours.is_empty() && w.raw.is_empty());
+    }
 }

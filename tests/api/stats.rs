@@ -163,16 +163,27 @@ async fn player_and_game_statistics_match_a_round_worked_by_hand() {
 #[tokio::test]
 async fn simulated_matches_are_counted_by_the_statistics() {
     let (app, process) = crate::helpers::spawn_process(&[]).await;
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"))
-        .args([
-            "simulate",
-            "--game",
-            "malacca",
-            "--matches",
-            "3",
-            "--players",
-            "2-3",
-        ])
+    simulate(&app, &["--matches", "3", "--players", "2-3"]);
+    let gs = app
+        .get("/api/v1/games/malacca/stats", None)
+        .await
+        .expect(200);
+    assert_eq!(total_matches(&gs), 3);
+    let board = app
+        .get("/api/v1/leaderboards/malacca", None)
+        .await
+        .expect(200);
+    assert!(
+        !board["items"].as_array().expect("items").is_empty(),
+        "simulated matches are rated"
+    );
+    drop(process);
+}
+
+fn simulate(app: &crate::helpers::TestApp, args: &[&str]) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sealed-orders"))
+        .arg("simulate")
+        .args(args)
         .env("DATABASE_URL", &app.settings.database_url)
         .env("JWT_SECRET", "test-secret-test-secret-test-secret!")
         .envs(
@@ -184,28 +195,78 @@ async fn simulated_matches_are_counted_by_the_statistics() {
         .output()
         .expect("run simulate");
     assert!(
-        status.status.success(),
+        out.status.success(),
         "{}",
-        String::from_utf8_lossy(&status.stderr)
+        String::from_utf8_lossy(&out.stderr)
     );
-    let gs = app
-        .get("/api/v1/games/malacca/stats", None)
-        .await
-        .expect(200);
-    let total: i64 = gs["matches"]
+}
+
+fn total_matches(stats: &Value) -> i64 {
+    stats["matches"]
         .as_array()
         .expect("matches")
         .iter()
         .map(|m| m["matches"].as_i64().unwrap_or(0))
-        .sum();
-    assert_eq!(total, 3);
-    let board = app
-        .get("/api/v1/leaderboards/malacca", None)
-        .await
-        .expect(200);
-    assert!(
-        !board["items"].as_array().expect("items").is_empty(),
-        "simulated matches are rated"
+        .sum()
+}
+
+#[tokio::test]
+async fn running_totals_equal_a_rebuild_from_the_history_and_windows_add_up() {
+    let (app, process) = crate::helpers::spawn_process(&[]).await;
+    simulate(
+        &app,
+        &[
+            "--matches",
+            "8",
+            "--players",
+            "2-4",
+            "--concurrency",
+            "3",
+            "--population",
+            "5",
+            "--span-days",
+            "3",
+            "--prefix",
+            "tot",
+        ],
     );
+    let since = chrono::Utc::now() - chrono::Duration::hours(50);
+    let cut = since + chrono::Duration::minutes(1501);
+    let fmt = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
+    let paths = [
+        "/api/v1/games/malacca/stats".to_owned(),
+        "/api/v1/games/malacca/stats?players=3".to_owned(),
+        format!("/api/v1/games/malacca/stats?since={}", fmt(since)),
+        format!("/api/v1/games/malacca/stats?until={}", fmt(since)),
+        format!(
+            "/api/v1/games/malacca/stats?since={}&until={}",
+            fmt(since),
+            fmt(cut)
+        ),
+        format!("/api/v1/games/malacca/stats?since={}", fmt(cut)),
+        "/api/v1/players/tot-0/stats".to_owned(),
+        "/api/v1/players/tot-1/stats?game=malacca".to_owned(),
+    ];
+    let mut before = Vec::new();
+    for p in &paths {
+        before.push(app.get(p, None).await.expect(200));
+    }
+    assert_eq!(total_matches(&before[0]), 8);
+    assert_eq!(
+        total_matches(&before[3]) + total_matches(&before[4]) + total_matches(&before[5]),
+        8,
+        "disjoint windows add up to every match"
+    );
+    assert_eq!(
+        total_matches(&before[2]),
+        total_matches(&before[4]) + total_matches(&before[5])
+    );
+    let db = sealed_orders::store::connect(&app.settings)
+        .await
+        .expect("connect");
+    migration::rebuild_stat_totals(&db).await.expect("rebuild");
+    for (p, b) in paths.iter().zip(&before) {
+        assert_eq!(&app.get(p, None).await.expect(200), b, "{p}");
+    }
     drop(process);
 }
