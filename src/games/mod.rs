@@ -4,6 +4,9 @@ mod core;
 pub mod legal;
 pub mod rng;
 
+#[cfg(test)]
+mod checks;
+
 pub use self::core::*;
 pub mod cairo;
 pub mod heretics;

@@ -17,6 +17,8 @@ mod state;
 mod view;
 
 #[cfg(test)]
+mod bot_tests;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};

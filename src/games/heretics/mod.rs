@@ -5,6 +5,8 @@
 //! duel of rules §5 decides who takes the city. Two waves of reformation; the
 //! Temples' cards return for the second. See docs/rules/heretics.md.
 
+#[cfg(test)]
+mod bot_tests;
 pub mod data;
 pub mod rules;
 #[cfg(test)]
@@ -626,6 +628,11 @@ impl Game for Heretics {
             "plain_cities"
         }
         .to_owned()
+    }
+
+    /// The significance of the cities each seat has won so far (rules §6.3).
+    fn standings(state: &Self::State) -> Vec<i64> {
+        state.scores.clone()
     }
 
     fn roles(state: &Self::State) -> Vec<Option<String>> {

@@ -1470,3 +1470,18 @@ fn the_openapi_schemas_of_action_view_options_and_position_build() {
     assert!(text.contains("won_cities"));
     assert!(!names.contains(&"usize"), "seat fields are plain integers");
 }
+
+#[test]
+fn standings_are_the_cities_won_so_far_and_end_as_the_final_scores() {
+    let data = crate::games::checks::embedded_data::<Heretics>();
+    for (along, scores) in
+        crate::games::checks::standings_along::<Heretics>(&data, 3, &HereticsOptions::default(), 3)
+    {
+        assert_eq!(along.first(), Some(&vec![0, 0, 0]));
+        // Cities are never lost: each seat's score only grows.
+        for w in along.windows(2) {
+            assert!(w[0].iter().zip(&w[1]).all(|(a, b)| a <= b), "{w:?}");
+        }
+        assert_eq!(along.last(), Some(&scores));
+    }
+}

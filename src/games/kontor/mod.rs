@@ -14,6 +14,8 @@ mod rules;
 mod view;
 
 #[cfg(test)]
+mod bot_tests;
+#[cfg(test)]
 mod tests;
 
 use serde::{Deserialize, Serialize};
@@ -228,6 +230,16 @@ impl Game for Kontor {
     fn null_move(state: &State, seat: Seat) -> Option<Action> {
         moves::null_move(state, seat)
     }
+    /// The markers each seat's team has won so far (rules §7): every scored
+    /// region counts here, the top-5 selection of `duel` and `team` is made only
+    /// at the end.
+    fn standings(state: &State) -> Vec<i64> {
+        let markers = state.markers();
+        (0..state.seat_count())
+            .map(|seat| i64::from(markers.get(state.team(seat))))
+            .collect()
+    }
+
     fn variant(seats: usize, options: &Self::Options) -> String {
         variant_of(seats, options)
             .ok()

@@ -2509,3 +2509,35 @@ fn a_blocked_end_after_a_round_keeps_that_round_number() {
     assert_eq!(t.rounds.len(), 1);
     assert_eq!(t.events.last().map(|e| e.kind.as_str()), Some("game_ended"));
 }
+
+#[test]
+fn standings_are_the_team_markers_won_so_far() {
+    let data = crate::games::checks::embedded_data::<Kontor>();
+    for (seats, variant) in [(2, Variant::Basic), (4, Variant::Team)] {
+        for (along, scores) in
+            crate::games::checks::standings_along::<Kontor>(&data, seats, &options(variant), 2)
+        {
+            assert!(along[0].iter().all(|m| *m == 0));
+            for w in along.windows(2) {
+                assert!(w[0].iter().zip(&w[1]).all(|(a, b)| a <= b), "{w:?}");
+            }
+            let last = along.last().expect("standings");
+            // Partners share their team's markers.
+            if seats == 4 {
+                for seat in 0..4 {
+                    let partner = (0..4)
+                        .find(|o| {
+                            *o != seat
+                                && super::rules::team_of(4, *o) == super::rules::team_of(4, seat)
+                        })
+                        .expect("a partner");
+                    assert_eq!(last[seat], last[partner]);
+                }
+            }
+            // Every region counts in `basic`, so its final points are the markers.
+            if variant == Variant::Basic {
+                assert_eq!(last, &scores);
+            }
+        }
+    }
+}

@@ -7,11 +7,14 @@
 //! and the [`Game`] implementation. The rules live in `rules.rs`, the views in
 //! `view.rs`, positions in `position.rs`, the component data in `data.rs`.
 
+mod bot;
 mod data;
 mod position;
 mod rules;
 mod view;
 
+#[cfg(test)]
+mod bot_tests;
 #[cfg(test)]
 mod examples;
 #[cfg(test)]
@@ -435,6 +438,8 @@ pub struct CurrentResult {
 /// What one viewer may see of a match (API contract item 5).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 pub struct MalaccaView {
+    /// The viewer's own seat; null for a spectator.
+    pub seat: Option<Seat>,
     pub round: u32,
     pub rounds_total: u32,
     pub captain: Seat,
@@ -464,6 +469,9 @@ pub struct MalaccaView {
     pub ranking: Vec<RankEntry>,
     /// The previous resolved round.
     pub last_round: Option<RoundSummary>,
+    /// Every resolved round, oldest first: the public record a player at the table
+    /// remembers (rules §2.2), the same rounds `/rounds` lists.
+    pub history: Vec<RoundSummary>,
 }
 
 /// Equipment counts in a position (checked to be non-negative).
@@ -624,6 +632,36 @@ impl Game for Malacca {
             .iter()
             .map(|p| p.character.map(|c| c.id().to_owned()))
             .collect()
+    }
+
+    /// Coins, a stake still on the table counted as its owner's (rules §6: coins
+    /// decide). Before resolution a stake lies apart from the coins; from then on
+    /// it is settled into them.
+    fn standings(state: &State) -> Vec<i64> {
+        let unsettled = state.resolution.is_none();
+        state
+            .players
+            .iter()
+            .map(|p| {
+                let on_table = p.play.filter(|_| unsettled).map_or(0, |play| play.stake);
+                p.coins.saturating_add(on_table)
+            })
+            .collect()
+    }
+
+    fn bot_kinds() -> &'static [&'static str] {
+        &[bot::HEURISTIC]
+    }
+
+    fn bot_move(
+        kind: &str,
+        view: &MalaccaView,
+        legal: &[Value],
+        rng: &mut GameRng,
+    ) -> Option<Action> {
+        (kind == bot::HEURISTIC)
+            .then(|| bot::decide(view, legal, rng))
+            .flatten()
     }
 
     /// The card Sayyida keeps is hers alone until the match ends (rules §2.3).

@@ -1000,3 +1000,24 @@ fn the_box_limit_counts_the_deck_and_every_hand_together() {
     assert_eq!(e.code, "invalid_position");
     assert!(e.message.contains("5 trade2 cards"), "{}", e.message);
 }
+
+#[test]
+fn standings_count_a_stake_on_the_table_as_its_owners_and_end_as_the_final_coins() {
+    let s = plain(&[5, 7], 0, &[8, 8], &[], &[]);
+    assert_eq!(Malacca::standings(&s), vec![5, 7]);
+    let s = run(&s, &[(0, bet("trade", 3))]).state;
+    assert_eq!(coins(&s), vec![2, 7]);
+    assert_eq!(Malacca::standings(&s), vec![5, 7]);
+    // Defended, nobody attacked: the trade pays its stake.
+    let s = run(&s, &[(1, bet("defense", 4))]).state;
+    assert_eq!(Malacca::standings(&s), vec![8, 7]);
+    for (along, scores) in crate::games::checks::standings_along::<Malacca>(
+        &data(),
+        4,
+        &opts(json!({"characters": true, "equipment": true})),
+        3,
+    ) {
+        assert!(along.iter().flatten().all(|c| *c >= 0));
+        assert_eq!(along.last(), Some(&scores));
+    }
+}

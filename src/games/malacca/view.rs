@@ -71,6 +71,7 @@ pub fn view(state: &State, viewer: Viewer) -> MalaccaView {
         .collect();
     ranking.sort_by_key(|r| (r.rank, r.seat));
     MalaccaView {
+        seat: me,
         round: state.round,
         rounds_total: state.rounds_total,
         captain: state.captain,
@@ -96,5 +97,6 @@ pub fn view(state: &State, viewer: Viewer) -> MalaccaView {
         }),
         ranking,
         last_round: state.history.last().cloned(),
+        history: state.history.clone(),
     }
 }
