@@ -3,7 +3,9 @@
 # Postgres, then the release server on a fresh database of that same Postgres driven
 # by the load generator (benches/load) at the same client count, and the ratio
 # accepted moves/s ÷ pgbench tps. Then the hot-match figures (all clients in one
-# 8-seat match, sealed and open betting). Results: docs/benchmarks.md, "API load".
+# 8-seat match, sealed and open betting), and the subscriber pair: the same drive
+# without and with live event streams open. At the end, a table ready to paste into
+# docs/benchmarks.md ("API load").
 #
 #   benches/compare.sh
 #
@@ -15,12 +17,18 @@
 #   MATCHES, SEATS, ROUNDS   main mode: matches active at once, seats, ships [1000, 4, 6]
 #   HOT_ROUNDS        ships of each hot match [50]
 #   HOT=0             skip the hot-match runs
+#   SUB_MATCHES       subscriber pair: matches of each of its drives [200]
+#   SUBSCRIBE         subscriber kinds to run beside the plain drive [player match]
+#                     (player: one /players/me/events stream per player; match: one
+#                     /matches/{id}/events stream per match); SUBSCRIBE= skips the pair
 #   PORT              the server's port [a free one between 20000 and 39999]
 #   KEEP_DB=1         keep the server's database afterwards (dropped by default)
 #   COUNT_QUERIES=N   afterwards, a separate small run (N matches, 1 client) on its own
 #                     database with log_statement=all, and statements per accepted move
 #                     counted from the Postgres log (needs the log file readable) [0: off]
 #   OUT               also append everything printed to this file
+#   SERVER_BIN        measure this server binary instead of the one just built
+#                     (an older build, for a before/after pair)
 #
 # Logs and the copied server binary go to target/load-bench-<time>/.
 #
@@ -38,6 +46,8 @@ SEATS=${SEATS:-4}
 ROUNDS=${ROUNDS:-6}
 HOT_ROUNDS=${HOT_ROUNDS:-50}
 HOT=${HOT:-1}
+SUB_MATCHES=${SUB_MATCHES:-200}
+SUBSCRIBE=${SUBSCRIBE-player match}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 COUNT_QUERIES=${COUNT_QUERIES:-0}
 STAMP=$(date +%Y%m%d%H%M%S)
@@ -109,15 +119,16 @@ echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo '?')$(git status 
 say "building (release server, load generator)"
 # Both are copied/located once, so that a rebuild in the same tree during the run
 # changes nothing measured here.
-cargo build -q --release --bin sealed-orders
-cp target/release/sealed-orders "$WORK/sealed-orders"
-cargo bench -q --bench load --no-run
-LOADER=$(cargo bench -q --bench load --no-run --message-format=json \
+# One cargo invocation for both: built apart, the dev-dependencies' features
+# would make cargo compile the library twice.
+cargo build -q --release --bin sealed-orders --bench load
+cp "${SERVER_BIN:-target/release/sealed-orders}" "$WORK/sealed-orders"
+LOADER=$(cargo build -q --release --bin sealed-orders --bench load --message-format=json \
   | grep '"name":"load"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
 [ -x "$LOADER" ] || { echo "cannot find the load generator's executable" >&2; exit 1; }
 cp "$LOADER" "$WORK/load"
 LOADER=$WORK/load
-echo "server: $WORK/sealed-orders; load generator (cargo bench --bench load): $LOADER"
+echo "server: $WORK/sealed-orders; load generator (benches/load): $LOADER"
 
 say "pgbench: TPC-B-like, scale $PGBENCH_SCALE, $CLIENTS clients, ${PGBENCH_SECONDS} s"
 psql_admin -c "DROP DATABASE IF EXISTS pgbench_so WITH (FORCE)"
@@ -135,10 +146,21 @@ echo "server pid $SERVER_PID, log $WORK/server.log"
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
 MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
 
+HOT_RESULTS=()
 if [ "$HOT" = 1 ]; then
   for stakes in sealed open; do
     say "hot match: $CLIENTS clients in one 8-seat match, $stakes betting, $HOT_ROUNDS rounds"
-    load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:'
+    R=$(load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:' | tee /dev/stderr | grep '^RESULT')
+    HOT_RESULTS+=("$stakes|$R")
+  done
+fi
+
+SUB_RESULTS=()
+if [ -n "$SUBSCRIBE" ]; then
+  for sub in none $SUBSCRIBE; do
+    say "subscriber pair: $CLIENTS clients, $SUB_MATCHES matches, subscribers: $sub"
+    R=$(load --clients "$CLIENTS" --matches "$SUB_MATCHES" --seats "$SEATS" --rounds "$ROUNDS" --subscribe "$sub" | tee /dev/stderr | grep '^RESULT')
+    SUB_RESULTS+=("$sub|$R")
   done
 fi
 stop_server
@@ -177,3 +199,34 @@ if [ "$COUNT_QUERIES" -gt 0 ]; then
     psql_admin -c "DROP DATABASE IF EXISTS $QDB WITH (FORCE)"
   fi
 fi
+
+say "table (for docs/benchmarks.md)"
+LOAD_NOW=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "Run $STAMP, commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores, load average at the end $LOAD_NOW."
+echo
+echo "| run | moves/s | submit p50 / p95 / p99 / max (ms) | read p99 (ms) | errors | server peak RSS (MiB) |"
+echo "|---|---|---|---|---|---|"
+row() { # LABEL RESULT-LINE [RATE-FIELD]
+  local r=$2 rate
+  rate=$(field "${3:-moves_per_s}" "$r")
+  printf '| %s | %s | %s / %s / %s / %s | %s | %s | %s |\n' "$1" "$rate" \
+    "$(field submit_p50_ms "$r")" "$(field submit_p95_ms "$r")" "$(field submit_p99_ms "$r")" \
+    "$(field submit_max_ms "$r")" "$(field read_p99_ms "$r")" "$(field errors "$r")" \
+    "$(field server_drive_peak_rss_mib "$r")"
+}
+printf '| pgbench TPC-B-like, %s clients, %s s | %s tps | | | | |\n' "$CLIENTS" "$PGBENCH_SECONDS" "$TPS"
+# Main mode's latencies are those of the window in which every match was active.
+row "$CLIENTS clients, $MATCHES matches active (whole drive: $(field moves_per_s "$MAIN") moves/s)" "$MAIN" active_moves_per_s
+for h in "${HOT_RESULTS[@]}"; do
+  row "hot: one 8-seat match, ${h%%|*} betting, $HOT_ROUNDS rounds" "${h#*|}"
+done
+for x in "${SUB_RESULTS[@]}"; do
+  r=${x#*|}
+  extra=""
+  [ "${x%%|*}" != none ] && extra=" ($(field streams "$r") streams, $(field events "$r") events)"
+  row "$SUB_MATCHES matches, subscribers: ${x%%|*}$extra" "$r"
+done
+echo
+awk -v m="$(field moves_per_s "$MAIN")" -v a="$(field active_moves_per_s "$MAIN")" -v t="$TPS" 'BEGIN {
+  printf "Ratio accepted moves/s : pgbench tps = %.2f (whole drive), %.2f (all active).\n", m / t, a / t
+}'

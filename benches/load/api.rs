@@ -29,6 +29,7 @@ impl Answer {
 }
 
 /// A registered player and its bearer token.
+#[derive(Clone)]
 pub struct Player {
     pub token: String,
 }
@@ -198,6 +199,98 @@ impl Api {
             None,
         )
         .await
+    }
+
+    /// The match as `player` sees it once its version passes `after` (a long
+    /// poll of at most `wait_s` seconds).
+    pub async fn wait_past(
+        &self,
+        id: &str,
+        player: &Player,
+        after: i64,
+        wait_s: u64,
+    ) -> Option<Answer> {
+        self.call(
+            Kind::Wait,
+            Method::GET,
+            &format!("/matches/{id}?after_version={after}&wait={wait_s}"),
+            Some(&player.token),
+            None,
+        )
+        .await
+    }
+
+    /// Holds an event stream (`path` under `/api/v1`) open until `stop`, counting
+    /// the events that arrive; answers whether it could be opened. The stream is
+    /// reopened (from its last position) if the server ends it early.
+    pub async fn subscribe(
+        &self,
+        path: &str,
+        player: &Player,
+        stop: &tokio::sync::watch::Receiver<bool>,
+        opened_count: &std::sync::atomic::AtomicUsize,
+    ) -> bool {
+        let mut stop = stop.clone();
+        let mut last_id: Option<String> = None;
+        let mut opened = false;
+        while !*stop.borrow() {
+            let mut req = self
+                .http
+                .get(format!("{}{}", self.base, path))
+                .bearer_auth(&player.token)
+                .header("Accept", "text/event-stream")
+                // A stream lives as long as the run; the client's request
+                // timeout does not apply to it.
+                .timeout(Duration::from_secs(24 * 3600));
+            if let Some(id) = &last_id {
+                req = req.header("Last-Event-ID", id.as_str());
+            }
+            let mut resp = match req.send().await {
+                Ok(r) if r.status().is_success() => r,
+                Ok(r) => {
+                    self.stats.error(format!("stream {}", r.status().as_u16()));
+                    return opened;
+                }
+                Err(_) => {
+                    self.stats.error("stream transport".into());
+                    return opened;
+                }
+            };
+            if !opened {
+                opened_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            opened = true;
+            let mut pending = String::new();
+            loop {
+                let chunk = tokio::select! {
+                    c = resp.chunk() => c,
+                    _ = stop.changed() => return true,
+                };
+                let Ok(Some(bytes)) = chunk else { break };
+                pending.push_str(&String::from_utf8_lossy(&bytes));
+                // Whole lines only; an event ends with a blank line.
+                let Some(cut) = pending.rfind('\n') else {
+                    continue;
+                };
+                let mut events = 0;
+                for line in pending[..cut].lines() {
+                    if let Some(id) = line.strip_prefix("id:") {
+                        last_id = Some(id.trim().to_owned());
+                    } else if line.starts_with("data:") {
+                        events += 1;
+                    }
+                }
+                pending.drain(..=cut);
+                if events > 0 {
+                    self.stats.streamed(events);
+                }
+            }
+            // Ended by the server (a finished match's stream ends by itself).
+            if path.starts_with("/matches/") {
+                return opened;
+            }
+        }
+        opened
     }
 
     /// Submits a move; a 200 is counted as an accepted move.

@@ -22,7 +22,13 @@
 //!   active (before the first one finished) and for the whole drive.
 //! - `hot`: one match of `--seats` seats (8 by default) at a time, every client
 //!   owning seats of it (client i plays seats i, i+C, …); a client whose seats owe
-//!   nothing polls again after `--poll-ms`.
+//!   nothing long-polls the match (`GET /matches/{id}?after_version=N&wait=S`)
+//!   until it changes, rather than polling in a loop.
+//!
+//! `--subscribe player|match` keeps live event streams (Server-Sent Events) open
+//! through the drive and counts the events they receive: one
+//! `GET /players/me/events` stream per player, or one `GET /matches/{id}/events`
+//! stream per match (as its first seat), to measure what subscribers cost.
 //!
 //! Every loop ends by itself: matches end after `--rounds` ships, and a run stops
 //! after `--max-seconds` whatever happens. Only loopback base URLs are accepted.
@@ -59,8 +65,11 @@ load: drives Malacca matches through a running Sealed Orders server
                         sealed in hot)
   --players P           players to register, >= seats (default 16 in main, = seats in hot)
   --setup-concurrency N concurrent requests while registering and seating (default 8)
-  --poll-ms MS          hot: pause before a client polls again when its seats owe nothing
-                        (default 5)
+  --wait-s S            hot: the long poll's wait when a client's seats owe nothing (default 10)
+  --poll-ms MS          hot: pause after a long poll that failed (default 50)
+  --subscribe none|player|match
+                        live event streams held open during the drive: one per player, or
+                        one per match (default none)
   --server-pid PID      read the server's VmHWM/VmRSS from /proc/PID/status
   --max-seconds S       stop driving after S seconds whatever happens (default 900)
   --threads T           tokio worker threads of the generator (default 2)
@@ -81,6 +90,13 @@ enum Stakes {
     Mixed,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Subscribe {
+    None,
+    Player,
+    Match,
+}
+
 #[derive(Debug)]
 struct Args {
     base: String,
@@ -93,6 +109,8 @@ struct Args {
     players: usize,
     setup_concurrency: usize,
     poll_ms: u64,
+    wait_s: u64,
+    subscribe: Subscribe,
     server_pid: Option<u32>,
     max_seconds: u64,
     threads: usize,
@@ -204,7 +222,14 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
         stakes,
         players,
         setup_concurrency: num("setup-concurrency", 8)?.max(1) as usize,
-        poll_ms: num("poll-ms", 5)?,
+        poll_ms: num("poll-ms", 50)?,
+        wait_s: num("wait-s", 10)?.clamp(1, 60),
+        subscribe: match get("subscribe").as_deref() {
+            None | Some("none") => Subscribe::None,
+            Some("player") => Subscribe::Player,
+            Some("match") => Subscribe::Match,
+            Some(s) => return Err(format!("--subscribe {s:?}: none, player or match")),
+        },
         server_pid: match get("server-pid") {
             None => None,
             Some(p) => Some(p.parse().map_err(|_| format!("--server-pid {p:?}"))?),
@@ -289,6 +314,57 @@ fn sample_memory(
 
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
+}
+
+// ---------------------------------------------------------------------------
+// Subscribers
+
+/// Live event streams held open during the drive.
+struct Subscribers {
+    api: Arc<Api>,
+    stop: tokio::sync::watch::Sender<bool>,
+    tasks: std::sync::Mutex<tokio::task::JoinSet<bool>>,
+    opened: Arc<AtomicUsize>,
+    wanted: AtomicUsize,
+}
+
+impl Subscribers {
+    fn new(api: Arc<Api>) -> Self {
+        Subscribers {
+            api,
+            stop: tokio::sync::watch::channel(false).0,
+            tasks: std::sync::Mutex::new(tokio::task::JoinSet::new()),
+            opened: Arc::new(AtomicUsize::new(0)),
+            wanted: AtomicUsize::new(0),
+        }
+    }
+
+    /// Opens a stream (`path` under `/api/v1`) as `player`, held until `close`.
+    fn open(&self, path: String, player: Player) {
+        let (api, stop, opened) = (self.api.clone(), self.stop.subscribe(), self.opened.clone());
+        self.wanted.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut t) = self.tasks.lock() {
+            t.spawn(async move { api.subscribe(&path, &player, &stop, &opened).await });
+        }
+    }
+
+    /// Waits (at most 30 s) until every stream asked for is open; answers how many are.
+    async fn ready(&self) -> usize {
+        let until = Instant::now() + Duration::from_secs(30);
+        let wanted = self.wanted.load(Ordering::Relaxed);
+        while self.opened.load(Ordering::Relaxed) < wanted && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.opened.load(Ordering::Relaxed)
+    }
+
+    async fn close(&self) {
+        let _ = self.stop.send(true);
+        let tasks = self.tasks.lock().map(|mut t| std::mem::take(&mut *t));
+        if let Ok(mut tasks) = tasks {
+            while tasks.join_next().await.is_some() {}
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -555,7 +631,12 @@ async fn main_client(
     }
 }
 
-async fn run_main(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) -> Option<Report> {
+async fn run_main(
+    api: Arc<Api>,
+    players: Arc<Vec<Player>>,
+    args: Arc<Args>,
+    subs: &Subscribers,
+) -> Option<Report> {
     let t = Instant::now();
     let slots = start_matches(&api, &players, &args, args.matches).await;
     let setup_s = t.elapsed().as_secs_f64();
@@ -572,6 +653,21 @@ async fn run_main(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) -> 
     );
     if slots.is_empty() {
         return None;
+    }
+    if args.subscribe == Subscribe::Match {
+        for s in &slots {
+            subs.open(
+                format!("/matches/{}/events", s.id),
+                players[s.seats[0]].clone(),
+            );
+        }
+    }
+    if args.subscribe != Subscribe::None {
+        let open = subs.ready().await;
+        println!(
+            "subscribers: {open} of {} event streams open",
+            subs.wanted.load(Ordering::Relaxed)
+        );
     }
     let drive = Arc::new(Drive {
         total: slots.len(),
@@ -626,37 +722,48 @@ struct Hot {
     players: Arc<Vec<Player>>,
     slot: Slot,
     poll: Duration,
+    wait_s: u64,
     deadline: Instant,
     idle_reads: Arc<AtomicU64>,
 }
 
-/// One client of a hot match: plays its own seats until the match ends.
+/// One client of a hot match: plays its own seats until the match ends. When none
+/// of them owes a move it long-polls the match past the oldest version it read,
+/// and plays from the answer.
 async fn hot_client(hot: Arc<Hot>, own: Vec<usize>, mut rng: Rng) -> bool {
     let Hot {
         api,
         players,
         slot,
         poll,
+        wait_s,
         deadline,
         idle_reads,
     } = &*hot;
     let (poll, deadline) = (*poll, *deadline);
+    // The long poll's answer, as the first own seat sees the match.
+    let mut fresh: Option<Value> = None;
     while Instant::now() < deadline {
         let mut moved = false;
-        for &seat in &own {
+        let mut oldest: Option<i64> = None;
+        for (k, &seat) in own.iter().enumerate() {
             let player = &players[slot.seats[seat]];
-            let Some(a) = api.read(&slot.id, player).await else {
-                continue;
+            let body = match fresh.take().filter(|_| k == 0) {
+                Some(b) => b,
+                None => match api.read(&slot.id, player).await {
+                    Some(a) if a.ok() => a.body,
+                    _ => continue,
+                },
             };
-            if !a.ok() {
-                continue;
-            }
-            match a.body.get("status").and_then(Value::as_str) {
+            match body.get("status").and_then(Value::as_str) {
                 Some("active") => {}
                 Some("finished") | Some("aborted") => return true,
                 _ => continue,
             }
-            let prompt = &a.body["prompt"];
+            if let Some(v) = body["version"].as_i64() {
+                oldest = Some(oldest.map_or(v, |o| o.min(v)));
+            }
+            let prompt = &body["prompt"];
             let legal = prompt["legal"].as_array();
             let step = prompt["step"].as_i64();
             match (prompt["your_turn"].as_bool(), step, legal) {
@@ -678,14 +785,27 @@ async fn hot_client(hot: Arc<Hot>, own: Vec<usize>, mut rng: Rng) -> bool {
                 }
             }
         }
-        if !moved {
-            tokio::time::sleep(poll).await;
+        if moved {
+            continue;
+        }
+        let first = &players[slot.seats[own[0]]];
+        match api
+            .wait_past(&slot.id, first, oldest.unwrap_or(0), *wait_s)
+            .await
+        {
+            Some(a) if a.ok() => fresh = Some(a.body),
+            _ => tokio::time::sleep(poll).await,
         }
     }
     false
 }
 
-async fn run_hot(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) -> Option<Report> {
+async fn run_hot(
+    api: Arc<Api>,
+    players: Arc<Vec<Player>>,
+    args: Arc<Args>,
+    subs: &Subscribers,
+) -> Option<Report> {
     let clients = args.clients.min(args.seats);
     if clients < args.clients {
         println!(
@@ -710,11 +830,21 @@ async fn run_hot(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) -> O
             continue;
         };
         let sealed = slot.sealed;
+        if args.subscribe == Subscribe::Match {
+            subs.open(
+                format!("/matches/{}/events", slot.id),
+                players[slot.seats[0]].clone(),
+            );
+        }
+        if args.subscribe != Subscribe::None {
+            subs.ready().await;
+        }
         let hot = Arc::new(Hot {
             api: api.clone(),
             players: players.clone(),
             slot,
             poll: Duration::from_millis(args.poll_ms),
+            wait_s: args.wait_s,
             deadline,
             idle_reads: idle_reads.clone(),
         });
@@ -778,7 +908,7 @@ struct Report {
     abandoned: usize,
     unfinished: usize,
     /// Main: reads beyond one per move (a wrong guess of the awaited seat);
-    /// hot: polls that found nothing to do.
+    /// hot: reads and long-poll answers that found nothing to do.
     extra_reads: u64,
     /// CPU counters when the drive began and ended.
     cpu: Option<(stats::Cpu, stats::Cpu)>,
@@ -832,10 +962,17 @@ async fn run(args: Args) -> i32 {
         t.elapsed().as_secs_f64()
     );
     let players = Arc::new(players);
+    let subs = Subscribers::new(api.clone());
+    if args.subscribe == Subscribe::Player {
+        for p in players.iter() {
+            subs.open("/players/me/events".into(), p.clone());
+        }
+    }
     let report = match args.mode {
-        Mode::Main => run_main(api.clone(), players, args.clone()).await,
-        Mode::Hot => run_hot(api.clone(), players, args.clone()).await,
+        Mode::Main => run_main(api.clone(), players, args.clone(), &subs).await,
+        Mode::Hot => run_hot(api.clone(), players, args.clone(), &subs).await,
     };
+    subs.close().await;
     stop.store(true, Ordering::Relaxed);
     if let Some(h) = sampler {
         let _ = h.await;
@@ -902,9 +1039,10 @@ async fn run(args: Args) -> i32 {
         ));
     } else {
         println!(
-            "  submit {}\n  read   {}\n  polls that found nothing to do: {}",
+            "  submit {}\n  read   {}\n  long poll {}\n  answers that found nothing to do: {}",
             lat_submit.line(),
             lat_read.line(),
+            stats.summary(Kind::Wait, r.from_us, r.to_us).line(),
             r.extra_reads
         );
     }
@@ -943,6 +1081,20 @@ async fn run(args: Args) -> i32 {
         result.push_str(&format!(
             " machine_busy_pct={:.0}",
             100.0 * busy / secs_all.max(1.0)
+        ));
+    }
+    if args.subscribe != Subscribe::None {
+        let streamed = stats.streamed_between(r.from_us, r.to_us);
+        println!(
+            "subscribers ({:?}): {} streams; {streamed} events received during the drive = {:.2} per accepted move",
+            args.subscribe,
+            subs.wanted.load(Ordering::Relaxed),
+            streamed as f64 / moves.max(1) as f64
+        );
+        result.push_str(&format!(
+            " subscribe={} streams={} events={streamed}",
+            format!("{:?}", args.subscribe).to_lowercase(),
+            subs.wanted.load(Ordering::Relaxed)
         ));
     }
     let errors = print_errors(&stats);

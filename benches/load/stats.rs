@@ -17,6 +17,9 @@ pub enum Kind {
     Read,
     /// `POST /matches/{id}/moves`.
     Submit,
+    /// `GET /matches/{id}?after_version=N&wait=S`: a long poll (hot mode), timed
+    /// apart from the reads since it waits on purpose.
+    Wait,
 }
 
 impl Kind {
@@ -26,6 +29,7 @@ impl Kind {
             Kind::Create => "create/join",
             Kind::Read => "read",
             Kind::Submit => "submit",
+            Kind::Wait => "long poll",
         }
     }
 }
@@ -43,6 +47,8 @@ struct Inner {
     errors: BTreeMap<String, u64>,
     /// When each accepted move's answer arrived (µs since the stats began).
     accepted: Vec<u64>,
+    /// When each event arrived on a subscriber's stream (µs since the stats began).
+    streamed: Vec<u64>,
 }
 
 pub struct Stats {
@@ -152,6 +158,27 @@ impl Stats {
         if let Ok(mut inner) = self.inner.lock() {
             inner.accepted.push(at);
         }
+    }
+
+    /// Events that arrived on a subscriber's stream.
+    pub fn streamed(&self, events: usize) {
+        let at = self.now_us();
+        if let Ok(mut inner) = self.inner.lock() {
+            inner.streamed.extend(std::iter::repeat_n(at, events));
+        }
+    }
+
+    /// Streamed events that arrived in `[from_us, to_us)`.
+    pub fn streamed_between(&self, from_us: u64, to_us: u64) -> usize {
+        self.inner
+            .lock()
+            .map(|i| {
+                i.streamed
+                    .iter()
+                    .filter(|&&t| t >= from_us && t < to_us)
+                    .count()
+            })
+            .unwrap_or(0)
     }
 
     /// Accepted moves whose answer arrived in `[from_us, to_us)`.
