@@ -644,10 +644,15 @@ impl Service {
         caller: Option<Uuid>,
         id: Uuid,
     ) -> Result<MatchResponse, ApiError> {
-        let m = store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
-        let seats = store::seats_of(&self.db, id).await?;
+        let (m, seats) = match store::match_with_seats(&self.db, id).await? {
+            Some(found) => found,
+            None => {
+                let m = store::match_by_id(&self.db, id)
+                    .await?
+                    .ok_or_else(not_found)?;
+                (m, store::seats_of(&self.db, id).await?)
+            }
+        };
         let names = self.names(&self.db, &seats, m.owner_id).await?;
         self.render(&m, &seats, &names, caller)
     }

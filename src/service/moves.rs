@@ -1,6 +1,6 @@
 use chrono::{DateTime, Utc};
 use sea_orm::ActiveValue::{NotSet, Set};
-use sea_orm::DatabaseTransaction;
+use sea_orm::{ConnectionTrait, DatabaseTransaction};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -61,7 +61,16 @@ pub(super) async fn record_events(
     events: &[Event],
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
-    let rows = events
+    Ok(store::insert_events(tx, event_rows(m, events, now)).await?)
+}
+
+/// The rows of events of a match at its current version.
+fn event_rows(
+    m: &matches::Model,
+    events: &[Event],
+    now: DateTime<Utc>,
+) -> Vec<events::ActiveModel> {
+    events
         .iter()
         .map(|e| events::ActiveModel {
             id: NotSet,
@@ -76,8 +85,7 @@ pub(super) async fn record_events(
             created_at: Set(now),
             tx: NotSet,
         })
-        .collect();
-    Ok(store::insert_events(tx, rows).await?)
+        .collect()
 }
 
 fn round_rows(
@@ -169,8 +177,13 @@ impl Service {
         req: &SubmitMove,
     ) -> Result<(Submitted, Option<matches::Model>), ApiError> {
         let tx = store::begin_write(&self.db).await?;
-        let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-        let mut seats = store::seats_of(&tx, id).await?;
+        let (mut m, mut seats) = match store::lock_match_with_seats(&tx, id).await? {
+            Some(found) => found,
+            None => {
+                let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+                (m, store::seats_of(&tx, id).await?)
+            }
+        };
         let mine = seats
             .iter()
             .position(|s| s.player_id == me.id)
@@ -179,14 +192,33 @@ impl Service {
             })?;
         let seat = seats[mine].seat;
         let game = self.game_of(&m.game)?;
+        // Parsed once; everything below works on this.
+        let state = state_of(&m)?;
         let same_move = |prev: &moves::Model| -> Result<bool, ApiError> {
             let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
             Ok(prev.step == req.step
                 && (stored == req.action
-                    || state_of(&m)?
-                        .and_then(|s| game.validate(&s, seat as usize, &req.action).ok())
+                    || state
+                        .as_ref()
+                        .and_then(|s| game.validate(s, seat as usize, &req.action).ok())
                         .is_some_and(|normalized| normalized == stored)))
         };
+        let seat_u = seat as usize;
+        let prompt = match (&state, m.status == ACTIVE) {
+            (Some(s), true) => match game.progress(s)? {
+                Progress::Active(p) => Some(p),
+                Progress::Finished(_) => None,
+            },
+            _ => None,
+        };
+        // The common case: the match awaits this seat at the very step named, so
+        // the seat has no move stored there (a seat that moved in a step is no
+        // longer awaited in it, and the unique index on match, step and seat
+        // stands behind that). Only otherwise can this be a retry to look up.
+        let awaited_now = req.step == m.step
+            && prompt
+                .as_ref()
+                .is_some_and(|p| p.awaiting.contains(&seat_u));
         // A retry under the same Idempotency-Key replays the original answer; the
         // key reused for another move is a conflict.
         if let Some(key) = &req.idempotency_key
@@ -210,6 +242,7 @@ impl Service {
         // A retry of a move already accepted gets the original answer, whatever
         // happened since; a different move for that step is a conflict.
         if req.step >= 0
+            && !awaited_now
             && let Some(prev) = store::move_at(&tx, id, req.step, seat).await?
         {
             return if prev.author.is_none() && same_move(&prev)? {
@@ -251,18 +284,13 @@ impl Service {
             )
             .with("current_step", m.step));
         }
-        let state =
-            state_of(&m)?.ok_or_else(|| ApiError::internal("active match without state"))?;
-        let prompt = match game.progress(&state)? {
-            Progress::Active(p) => p,
-            Progress::Finished(_) => {
-                return Err(ApiError::conflict(
-                    "match_not_active",
-                    "This match is over.",
-                ));
-            }
+        let state = state.ok_or_else(|| ApiError::internal("active match without state"))?;
+        let Some(prompt) = prompt else {
+            return Err(ApiError::conflict(
+                "match_not_active",
+                "This match is over.",
+            ));
         };
-        let seat_u = seat as usize;
         if !prompt.awaiting.contains(&seat_u) {
             return Err(ApiError::conflict(
                 "not_your_turn",
@@ -282,9 +310,11 @@ impl Service {
             record_events(&tx, &m, &[back], now).await?;
         }
         let game_id = m.game.clone();
+        let mut batch = store::Batch::default();
         let row = self
-            .apply_locked(
+            .apply_batched(
                 &tx,
+                &mut batch,
                 &mut m,
                 &seats,
                 &state,
@@ -294,7 +324,11 @@ impl Service {
                 Author::Player(req.idempotency_key.clone()),
             )
             .await?;
-        store::update_match(&tx, m.clone()).await?;
+        // The move's writes and the match row go out as one statement (Postgres).
+        let backend = tx.get_database_backend();
+        batch
+            .flush(&tx, Some(store::update_match_statement(m.clone(), backend)))
+            .await?;
         tx.commit().await?;
         self.count_move(&game_id, row.completes_step);
         Ok((
@@ -338,6 +372,32 @@ impl Service {
         action: Value,
         author: Author,
     ) -> Result<moves::Model, ApiError> {
+        let mut batch = store::Batch::default();
+        let row = self
+            .apply_batched(
+                tx, &mut batch, m, seats, state, seat, player, action, author,
+            )
+            .await?;
+        batch.flush(tx, None).await?;
+        Ok(row)
+    }
+
+    /// `apply_locked` with the writes queued in `batch` (sent at once if the
+    /// match finishes, before the finish reads or writes anything); the caller
+    /// flushes it.
+    #[allow(clippy::too_many_arguments)]
+    async fn apply_batched(
+        &self,
+        tx: &DatabaseTransaction,
+        batch: &mut store::Batch,
+        m: &mut matches::Model,
+        seats: &[match_seats::Model],
+        state: &Value,
+        seat: usize,
+        player: Option<Uuid>,
+        action: Value,
+        author: Author,
+    ) -> Result<moves::Model, ApiError> {
         let game = self.game_of(&m.game)?;
         let id = m.id;
         let public = game.public_part(state, seat, &action)?;
@@ -370,7 +430,9 @@ impl Service {
             player_id: player,
             action: action.to_string(),
             public_action: public.as_ref().map(|p| p.to_string()),
-            revealed: public.is_none(),
+            // What the reveal below would make of it, had it been stored first:
+            // the queued writes do not see one another.
+            revealed: public.is_none() || (t.reveal && !private_until_end),
             completes_step: t.completes_step,
             version_after: m.version,
             created_at: now,
@@ -378,11 +440,12 @@ impl Service {
             private_until_end,
             author,
         };
+        let backend = tx.get_database_backend();
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
-        store::insert_move(tx, active).await?;
+        batch.push_statement(store::insert_move_statement(active, backend));
         if t.reveal {
-            store::reveal_moves(tx, id, false).await?;
+            store::queue_reveal_moves(batch, id, backend);
         }
         // The service's own events frame the game's: who submitted (never what),
         // then what the game says, then the step and rounds it resolved.
@@ -405,10 +468,11 @@ impl Service {
                     json!({ "round": r.round, "outcome": r.outcome }),
                 ));
             }
-            store::insert_round(tx, round_rows(id, step, r, seats, now)).await?;
+            store::queue_round(batch, round_rows(id, step, r, seats, now), backend);
         }
-        record_events(tx, m, &events, now).await?;
-        self.finish_if_over(tx, m, seats, &t.state, now).await?;
+        batch.push_events(event_rows(m, &events, now));
+        self.finish_batched(tx, batch, m, seats, &t.state, now)
+            .await?;
         self.schedule(m, seats, &t.state)?;
         m.state = Some(t.state.to_string());
         Ok(row)
@@ -425,11 +489,29 @@ impl Service {
         state: &Value,
         now: DateTime<Utc>,
     ) -> Result<bool, ApiError> {
+        self.finish_batched(tx, &mut store::Batch::default(), m, seats, state, now)
+            .await
+    }
+
+    /// `finish_if_over` after writes queued in `batch`: they are sent first
+    /// when the match finishes, so the finish sees every row of the match.
+    async fn finish_batched(
+        &self,
+        tx: &DatabaseTransaction,
+        batch: &mut store::Batch,
+        m: &mut matches::Model,
+        seats: &[match_seats::Model],
+        state: &Value,
+        now: DateTime<Utc>,
+    ) -> Result<bool, ApiError> {
         let game = self.game_of(&m.game)?;
         let forfeited = forfeited_seats(seats);
         let Some(outcome) = final_outcome(game, state, m.seat_count as usize, &forfeited)? else {
             return Ok(false);
         };
+        if !batch.is_empty() {
+            batch.flush(tx, None).await?;
+        }
         let roles = game.roles(state)?;
         let player_of = |seat: usize| {
             seats

@@ -5,6 +5,9 @@ use sea_orm::{
     DbBackend, DbErr, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder,
     QuerySelect, QueryTrait, Statement,
 };
+use std::sync::LazyLock;
+
+use sea_orm::{FromQueryResult, IdenStatic, Iterable};
 use uuid::Uuid;
 
 use super::entities::{
@@ -81,6 +84,91 @@ pub async fn lock_match(
     }
 }
 
+/// Reads a match for update together with its seats (in seat order), in one
+/// round trip. On Postgres the seat rows are locked too: a locked row is re-read
+/// at its latest version once the lock is granted, so the seats cannot be those
+/// of a snapshot older than the match row (which a join locking the match alone
+/// would give after waiting for the lock). Seats change only under the match's
+/// lock, so nobody else waits on those. `None` when the match does not exist
+/// or has no seats (then use `lock_match` and `seats_of`).
+pub async fn lock_match_with_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let sql = match db.get_database_backend() {
+        DbBackend::Postgres => &*LOCK_MATCH_WITH_SEATS_PG,
+        _ => &*MATCH_WITH_SEATS_SQLITE,
+    };
+    match_and_seats(db, id, sql).await
+}
+
+/// A match and its seats (in seat order) as of one statement; `None` when the
+/// match does not exist or has no seats (then use `match_by_id` and `seats_of`).
+pub async fn match_with_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let sql = match db.get_database_backend() {
+        DbBackend::Postgres => &*MATCH_WITH_SEATS_PG,
+        _ => &*MATCH_WITH_SEATS_SQLITE,
+    };
+    match_and_seats(db, id, sql).await
+}
+
+async fn match_and_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    sql: &str,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let backend = db.get_database_backend();
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, [id.into()]))
+        .await?;
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    let m = matches::Model::from_query_result(first, "m_")?;
+    let seats = rows
+        .iter()
+        .map(|r| match_seats::Model::from_query_result(r, "s_"))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((m, seats)))
+}
+
+fn lock_match_with_seats_sql(placeholder: &str, lock: &str) -> String {
+    let cols = |table: &str, names: Vec<String>| -> Vec<String> {
+        names
+            .into_iter()
+            .map(|c| format!("{table}.\"{c}\" AS \"{table}_{c}\""))
+            .collect()
+    };
+    let mut all = cols(
+        "m",
+        matches::Column::iter()
+            .map(|c| c.as_str().to_owned())
+            .collect(),
+    );
+    all.extend(cols(
+        "s",
+        match_seats::Column::iter()
+            .map(|c| c.as_str().to_owned())
+            .collect(),
+    ));
+    format!(
+        "SELECT {} FROM matches m JOIN match_seats s ON s.match_id = m.id \
+         WHERE m.id = {placeholder} ORDER BY s.seat{lock}",
+        all.join(", ")
+    )
+}
+
+static LOCK_MATCH_WITH_SEATS_PG: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("$1", " FOR UPDATE"));
+static MATCH_WITH_SEATS_PG: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("$1", ""));
+// SQLite takes no row locks: the caller's IMMEDIATE transaction holds the write lock.
+static MATCH_WITH_SEATS_SQLITE: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("?", ""));
+
 /// Active matches whose deadline has passed, locked for this replica alone: on
 /// Postgres rows another replica holds are skipped (`FOR UPDATE SKIP LOCKED`); on
 /// SQLite the IMMEDIATE transaction already excludes everybody else.
@@ -104,6 +192,131 @@ pub async fn lock_due_matches(
     } else {
         q.all(db).await
     }
+}
+
+/// Writes of one transaction that go out together: on Postgres as one statement
+/// (all but the last as data-modifying `WITH` parts), on SQLite one after the other
+/// (in-process calls: no round trips to save). They must not depend on each
+/// other's effects: in one Postgres statement every part sees the rows as they
+/// were before it. Events are gathered into one INSERT, last but for a final
+/// statement, so that their ids follow the order they were recorded in.
+#[derive(Default)]
+pub struct Batch {
+    statements: Vec<Statement>,
+    events: Vec<events::ActiveModel>,
+}
+
+impl Batch {
+    pub fn push(&mut self, q: &impl QueryTrait, backend: DbBackend) {
+        self.statements.push(q.build(backend));
+    }
+
+    pub fn push_statement(&mut self, st: Statement) {
+        self.statements.push(st);
+    }
+
+    pub fn push_events(&mut self, rows: Vec<events::ActiveModel>) {
+        self.events.extend(rows);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.statements.is_empty() && self.events.is_empty()
+    }
+
+    /// Sends what is queued, then `last` (if any), as one statement on Postgres.
+    pub async fn flush(
+        &mut self,
+        db: &impl ConnectionTrait,
+        last: Option<Statement>,
+    ) -> Result<(), DbErr> {
+        let backend = db.get_database_backend();
+        let mut all = std::mem::take(&mut self.statements);
+        let events = std::mem::take(&mut self.events);
+        if !events.is_empty() {
+            all.push(events::Entity::insert_many(events).build(backend));
+        }
+        all.extend(last);
+        if backend == DbBackend::Postgres && all.len() > 1 {
+            return db.execute_raw(combine_pg(all)).await.map(|_| ());
+        }
+        for st in all {
+            db.execute_raw(st).await?;
+        }
+        Ok(())
+    }
+}
+
+/// `WITH w0 AS (s0), w1 AS (s1), … sN`, with each part's `$n` placeholders moved
+/// past those of the parts before it.
+fn combine_pg(parts: Vec<Statement>) -> Statement {
+    let last = parts.len() - 1;
+    let mut sql = String::from("WITH ");
+    let mut values: Vec<sea_orm::Value> = Vec::new();
+    for (i, part) in parts.into_iter().enumerate() {
+        let offset = values.len();
+        let text = shift_placeholders(&part.sql, offset);
+        if i < last {
+            sql.push_str(&format!("w{i} AS ({text}), "));
+        } else {
+            sql.truncate(sql.len() - 2);
+            sql.push(' ');
+            sql.push_str(&text);
+        }
+        if let Some(v) = part.values {
+            values.extend(v.0);
+        }
+    }
+    Statement::from_sql_and_values(DbBackend::Postgres, sql, values)
+}
+
+/// Adds `offset` to every `$n` placeholder outside quoted identifiers and strings.
+fn shift_placeholders(sql: &str, offset: usize) -> String {
+    if offset == 0 {
+        return sql.to_owned();
+    }
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut chars = sql.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                out.push(c);
+                if c == q {
+                    quote = None;
+                }
+            }
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                out.push(c);
+            }
+            None if c == '$' && chars.peek().is_some_and(char::is_ascii_digit) => {
+                let mut n = 0usize;
+                while let Some(d) = chars.peek().and_then(|d| d.to_digit(10)) {
+                    n = n * 10 + d as usize;
+                    chars.next();
+                }
+                out.push_str(&format!("${}", n + offset));
+            }
+            None => out.push(c),
+        }
+    }
+    out
+}
+
+/// The statement that writes back every column of a match row.
+pub fn update_match_statement(m: matches::Model, backend: DbBackend) -> Statement {
+    let id = m.id;
+    let mut active = m.into_active_model().reset_all();
+    active.id = sea_orm::ActiveValue::NotSet;
+    matches::Entity::update_many()
+        .set(active)
+        .filter(matches::Column::Id.eq(id))
+        .build(backend)
+}
+
+/// The statement that inserts a move.
+pub fn insert_move_statement(m: moves::ActiveModel, backend: DbBackend) -> Statement {
+    moves::Entity::insert(m).build(backend)
 }
 
 /// Writes back every column of a match row.
@@ -360,6 +573,44 @@ pub struct RoundRows {
     pub round: rounds::Model,
     pub seats: Vec<round_seats::Model>,
     pub ledger: Vec<ledger::Model>,
+}
+
+/// Queues the inserts of a round's rows.
+pub fn queue_round(batch: &mut Batch, rows: RoundRows, backend: DbBackend) {
+    batch.push(
+        &rounds::Entity::insert(rows.round.into_active_model()),
+        backend,
+    );
+    if !rows.seats.is_empty() {
+        batch.push(
+            &round_seats::Entity::insert_many(
+                rows.seats.into_iter().map(|s| s.into_active_model()),
+            ),
+            backend,
+        );
+    }
+    if !rows.ledger.is_empty() {
+        batch.push(
+            &ledger::Entity::insert_many(rows.ledger.into_iter().map(|l| {
+                let mut a = l.into_active_model();
+                a.id = sea_orm::ActiveValue::NotSet;
+                a
+            })),
+            backend,
+        );
+    }
+}
+
+/// Queues the reveal of a match's stored moves (see `reveal_moves`).
+pub fn queue_reveal_moves(batch: &mut Batch, match_id: Uuid, backend: DbBackend) {
+    batch.push(
+        &moves::Entity::update_many()
+            .col_expr(moves::Column::Revealed, Expr::value(true))
+            .filter(moves::Column::MatchId.eq(match_id))
+            .filter(moves::Column::Revealed.eq(false))
+            .filter(moves::Column::PrivateUntilEnd.eq(false)),
+        backend,
+    );
 }
 
 pub async fn insert_round(db: &impl ConnectionTrait, rows: RoundRows) -> Result<(), DbErr> {
@@ -934,4 +1185,43 @@ pub async fn player_events_pending(
         .one(db)
         .await?
         .is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_move_past_earlier_parts_only_outside_quotes() {
+        assert_eq!(
+            shift_placeholders(r#"INSERT INTO "a$1" ("x") VALUES ($1, '$2', $10)"#, 3),
+            r#"INSERT INTO "a$1" ("x") VALUES ($4, '$2', $13)"#
+        );
+    }
+
+    #[test]
+    fn a_batch_is_one_statement_with_the_values_in_order() {
+        let parts = vec![
+            Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "INSERT INTO a (x, y) VALUES ($1, $2)",
+                [1i32.into(), 2i32.into()],
+            ),
+            Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "UPDATE b SET z = $1 WHERE id = $2",
+                [3i32.into(), 4i32.into()],
+            ),
+        ];
+        let st = combine_pg(parts);
+        assert_eq!(
+            st.sql,
+            "WITH w0 AS (INSERT INTO a (x, y) VALUES ($1, $2)) UPDATE b SET z = $3 WHERE id = $4"
+        );
+        let values: Vec<sea_orm::Value> = st.values.map(|v| v.0).unwrap_or_default();
+        assert_eq!(
+            values,
+            vec![1i32.into(), 2i32.into(), 3i32.into(), 4i32.into()]
+        );
+    }
 }
