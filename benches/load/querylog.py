@@ -26,6 +26,10 @@ LINE = re.compile(
 def shape(sql: str) -> str:
     """A statement's text without values or column lists, cut short, to group by."""
     sql = re.sub(r"\s+", " ", sql)
+    if sql.startswith("WITH w0 AS ("):
+        # A batch of writes sent as one statement: name its parts.
+        parts = re.findall(r'(INSERT INTO|UPDATE) "(\w+)"', sql)
+        return "WITH … (one statement: " + ", ".join(f'{v} "{t}"' for v, t in parts) + ")"
     sql = re.sub(r"'[^']*'", "?", sql)
     sql = re.sub(r"^SELECT .*? FROM ", "SELECT … FROM ", sql)
     sql = re.sub(r" \(.*?\) VALUES .*", " (…) VALUES …", sql)
