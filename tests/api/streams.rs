@@ -176,25 +176,30 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
     assert!(parse(&text).is_empty(), "a new stream starts from now");
     let a = app.started_match(&players, "malacca", json!({})).await;
     let b = app.started_match(&players, "heretics", json!({})).await;
+    // Every event of both matches that this player may see, read per match.
+    let mut expected = 0;
+    for id in [&a, &b] {
+        let log = app
+            .get(&format!("/api/v1/matches/{id}/events?limit=200"), token)
+            .await
+            .expect(200);
+        expected += event_ids(&log).len();
+    }
     // The page from the beginning: on Postgres an event shows once every older
-    // transaction of the database has settled, which other tests may delay a little.
+    // transaction of the database has settled, which other tests (in other schemas
+    // of the same database) may delay, so wait until all of them are there.
     let mut page = Value::Null;
-    for _ in 0..100 {
+    for _ in 0..200 {
         page = app
             .get("/api/v1/players/me/events?limit=200", token)
             .await
             .expect(200);
-        let seen: std::collections::BTreeSet<&str> = page["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .filter_map(|e| e["match_id"].as_str())
-            .collect();
-        if seen.len() == 2 {
+        if event_ids(&page).len() >= expected {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    assert_eq!(event_ids(&page).len(), expected, "the feed holds both logs");
     let items = page["items"].as_array().expect("items");
     let matches: std::collections::BTreeSet<String> = items
         .iter()
