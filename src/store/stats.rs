@@ -367,16 +367,15 @@ pub async fn wins_by_role(
         .collect())
 }
 
-/// Which stored totals and which raw edges make up a `since`/`until` window: whole
-/// days from the daily totals, whole hours at their edges from the hourly totals,
-/// and the minutes left over from the history tables, so any window is exact and
-/// costs about the same at any number of matches.
+/// Which stored totals and which raw edges make up a `since`/`until` window: the
+/// coarsest buckets that fit inside it, finer buckets at their edges down to whole
+/// hours, and the minutes left over from the history tables, so any window is exact
+/// and costs about the same at any number of matches and for any length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
-    /// Daily totals in `[from, to)` (days since the epoch), unbounded where `None`.
-    pub days: Option<(Option<i64>, Option<i64>)>,
-    /// Hourly totals in these `[from, to)` (hours since the epoch).
-    pub hours: Vec<(Option<i64>, Option<i64>)>,
+    /// Game totals to sum: (grain, `[from, to)` in that grain's buckets since the
+    /// epoch), unbounded where `None`.
+    pub totals: Vec<(i16, Option<i64>, Option<i64>)>,
     /// Finishing times counted from the history tables.
     pub raw: Vec<Span>,
 }
@@ -406,77 +405,72 @@ impl Window {
             let h = hour_of(t);
             if t == at_hour(h) { h } else { h + 1 }
         };
-        let h_lo = since.map(ceil_hour);
-        let h_hi = until.map(hour_of);
-        if let (Some(a), Some(b)) = (h_lo, h_hi)
+        let mut lo = since.map(ceil_hour);
+        let mut hi = until.map(hour_of);
+        if let (Some(a), Some(b)) = (lo, hi)
             && a >= b
         {
             return Self {
-                days: None,
-                hours: Vec::new(),
+                totals: Vec::new(),
                 raw: vec![(since, until)],
             };
         }
         let mut raw = Vec::new();
-        if let (Some(s), Some(h)) = (since, h_lo)
+        if let (Some(s), Some(h)) = (since, lo)
             && s < at_hour(h)
         {
             raw.push((Some(s), Some(at_hour(h))));
         }
-        if let (Some(u), Some(h)) = (until, h_hi)
+        if let (Some(u), Some(h)) = (until, hi)
             && at_hour(h) < u
         {
             raw.push((Some(at_hour(h)), Some(u)));
         }
-        let d_lo = h_lo.map(|h| h.div_euclid(24) + i64::from(h.rem_euclid(24) != 0));
-        let d_hi = h_hi.map(|h| h.div_euclid(24));
-        if let (Some(a), Some(b)) = (d_lo, d_hi)
-            && a >= b
-        {
-            return Self {
-                days: None,
-                hours: vec![(h_lo, h_hi)],
-                raw,
+        // Climb from hours: at each grain keep the buckets that do not fill a whole
+        // bucket of the next grain, and hand the rest up.
+        let mut totals = Vec::new();
+        for (i, grain) in migration::GRAINS.iter().copied().enumerate() {
+            let Some(step) = migration::GRAIN_STEPS.get(i).copied() else {
+                totals.push((grain, lo, hi));
+                break;
             };
+            let up_lo = lo.map(|x| x.div_euclid(step) + i64::from(x.rem_euclid(step) != 0));
+            let up_hi = hi.map(|x| x.div_euclid(step));
+            if let (Some(a), Some(b)) = (up_lo, up_hi)
+                && a >= b
+            {
+                totals.push((grain, lo, hi));
+                break;
+            }
+            if let (Some(x), Some(u)) = (lo, up_lo)
+                && x < u * step
+            {
+                totals.push((grain, Some(x), Some(u * step)));
+            }
+            if let (Some(x), Some(u)) = (hi, up_hi)
+                && u * step < x
+            {
+                totals.push((grain, Some(u * step), Some(x)));
+            }
+            (lo, hi) = (up_lo, up_hi);
         }
-        let mut hours = Vec::new();
-        if let (Some(h), Some(d)) = (h_lo, d_lo)
-            && h < d * 24
-        {
-            hours.push((Some(h), Some(d * 24)));
-        }
-        if let (Some(h), Some(d)) = (h_hi, d_hi)
-            && d * 24 < h
-        {
-            hours.push((Some(d * 24), Some(h)));
-        }
-        Self {
-            days: Some((d_lo, d_hi)),
-            hours,
-            raw,
-        }
+        Self { totals, raw }
     }
 
     fn cond(&self) -> Cond {
-        let range = |grain: i16, (from, to): (Option<i64>, Option<i64>)| {
-            let mut c = Cond::all().add(Expr::col(t("grain")).eq(grain));
+        let mut any = Cond::any();
+        for (grain, from, to) in &self.totals {
+            let mut c = Cond::all().add(Expr::col(t("grain")).eq(*grain));
             if let Some(f) = from {
-                c = c.add(Expr::col(t("bucket")).gte(f));
+                c = c.add(Expr::col(t("bucket")).gte(*f));
             }
             if let Some(to) = to {
-                c = c.add(Expr::col(t("bucket")).lt(to));
+                c = c.add(Expr::col(t("bucket")).lt(*to));
             }
-            c
-        };
-        let mut any = Cond::any();
-        if let Some(d) = self.days {
-            any = any.add(range(migration::GRAIN_DAY, d));
-        }
-        for h in &self.hours {
-            any = any.add(range(migration::GRAIN_HOUR, *h));
+            any = any.add(c);
         }
         // An empty `any` is true: say false when no totals are wanted.
-        if self.days.is_none() && self.hours.is_empty() {
+        if self.totals.is_empty() {
             any = any.add(Expr::cust("1 = 0"));
         }
         any
@@ -671,9 +665,17 @@ pub async fn fold_finished(
         ],
     ))
     .await?;
-    for sql in migration::fold_statements("f.match_id = $1") {
-        db.execute_raw(Statement::from_sql_and_values(backend, sql, [m.id.into()]))
-            .await?;
+    // The same statements for every match: built once per process.
+    static FOLD: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        migration::fold_statements("f.match_id = $1", &migration::GRAINS)
+    });
+    for sql in FOLD.iter() {
+        db.execute_raw(Statement::from_sql_and_values(
+            backend,
+            sql.clone(),
+            [m.id.into()],
+        ))
+        .await?;
     }
     Ok(())
 }
@@ -681,41 +683,82 @@ pub async fn fold_finished(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::rng::GameRng;
 
     fn ts(s: &str) -> DateTime<Utc> {
         DateTime::parse_from_rfc3339(s).expect("time").to_utc()
     }
 
-    #[test]
-    fn an_unbounded_window_is_all_daily_totals() {
-        let w = Window::new(None, None);
-        assert_eq!(w.days, Some((None, None)));
-        assert!(w.hours.is_empty() && w.raw.is_empty());
+    /// Hours in one bucket of each grain.
+    fn width(grain: i16) -> i64 {
+        let i = migration::GRAINS
+            .iter()
+            .position(|g| *g == grain)
+            .expect("grain");
+        migration::GRAIN_STEPS[..i].iter().product()
+    }
+
+    /// The window's pieces as finishing-time ranges, in order.
+    fn pieces(w: &Window) -> Vec<Span> {
+        let mut out: Vec<Span> = w.raw.clone();
+        for (g, from, to) in &w.totals {
+            let at = |b: i64| at_hour(b * width(*g));
+            out.push((from.map(at), to.map(at)));
+        }
+        out.sort_by_key(|(a, _)| *a);
+        out
+    }
+
+    /// The pieces tile `[since, until)`: no gap, no overlap, nothing outside.
+    fn assert_tiles(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) {
+        let w = Window::new(since, until);
+        let p = pieces(&w);
+        assert!(!p.is_empty(), "{since:?}..{until:?}");
+        assert_eq!(p[0].0, since, "{w:?}");
+        assert_eq!(p[p.len() - 1].1, until, "{w:?}");
+        for pair in p.windows(2) {
+            assert_eq!(pair[0].1, pair[1].0, "gap or overlap in {w:?}");
+        }
+        for (a, b) in &p {
+            if let (Some(a), Some(b)) = (a, b) {
+                assert!(a < b, "empty piece in {w:?}");
+            }
+        }
+        // At most two edges per grain below the top, one run at the top.
+        assert!(w.totals.len() <= 2 * migration::GRAIN_STEPS.len() + 1);
+        assert!(w.raw.len() <= 2);
     }
 
     #[test]
-    fn a_ragged_window_is_days_then_hours_then_raw_minutes() {
+    fn an_unbounded_window_is_the_coarsest_totals() {
+        let w = Window::new(None, None);
+        assert_eq!(w.totals, vec![(migration::GRAINS[4], None, None)]);
+        assert!(w.raw.is_empty());
+    }
+
+    #[test]
+    fn a_ragged_window_is_coarse_inside_then_finer_at_the_edges() {
         let (s, u) = (ts("2026-03-01T10:30:00Z"), ts("2026-03-05T04:15:00Z"));
         let w = Window::new(Some(s), Some(u));
         let d = |x: &str| day_of(ts(x));
         let h = |x: &str| hour_of(ts(x));
         assert_eq!(
-            w.days,
-            Some((
-                Some(d("2026-03-02T00:00:00Z")),
-                Some(d("2026-03-05T00:00:00Z"))
-            ))
-        );
-        assert_eq!(
-            w.hours,
+            w.totals,
             vec![
                 (
+                    migration::GRAINS[0],
                     Some(h("2026-03-01T11:00:00Z")),
                     Some(h("2026-03-02T00:00:00Z"))
                 ),
                 (
+                    migration::GRAINS[0],
                     Some(h("2026-03-05T00:00:00Z")),
                     Some(h("2026-03-05T04:00:00Z"))
+                ),
+                (
+                    migration::GRAINS[1],
+                    Some(d("2026-03-02T00:00:00Z")),
+                    Some(d("2026-03-05T00:00:00Z"))
                 ),
             ]
         );
@@ -726,38 +769,72 @@ mod tests {
                 (Some(ts("2026-03-05T04:00:00Z")), Some(u)),
             ]
         );
+        assert_tiles(Some(s), Some(u));
     }
 
     #[test]
-    fn aligned_and_narrow_windows() {
+    fn a_long_window_reads_few_buckets() {
+        let (s, u) = (ts("2025-01-07T10:30:00Z"), ts("2026-11-20T04:15:00Z"));
+        let w = Window::new(Some(s), Some(u));
+        assert!(
+            w.totals.iter().any(|t| t.0 == migration::GRAINS[3]),
+            "{w:?}"
+        );
+        let buckets: i64 = w
+            .totals
+            .iter()
+            .map(|(_, a, b)| b.unwrap_or(0) - a.unwrap_or(0))
+            .sum();
+        assert!(buckets < 80, "{buckets} buckets for {w:?}");
+        assert_tiles(Some(s), Some(u));
+    }
+
+    #[test]
+    fn aligned_narrow_and_half_open_windows_tile() {
         let w = Window::new(
             Some(ts("2026-03-01T00:00:00Z")),
             Some(ts("2026-03-03T00:00:00Z")),
         );
-        assert!(w.hours.is_empty() && w.raw.is_empty());
-        assert_eq!(
-            w.days,
-            Some((
-                Some(day_of(ts("2026-03-01T00:00:00Z"))),
-                Some(day_of(ts("2026-03-03T00:00:00Z")))
-            ))
+        assert!(w.raw.is_empty());
+        assert!(
+            w.totals.iter().all(|t| t.0 == migration::GRAINS[1]),
+            "{w:?}"
         );
         let (s, u) = (ts("2026-03-01T10:10:00Z"), ts("2026-03-01T11:20:00Z"));
         let w = Window::new(Some(s), Some(u));
-        assert_eq!((w.days, w.hours.len()), (None, 0));
+        assert!(w.totals.is_empty());
         assert_eq!(w.raw, vec![(Some(s), Some(u))]);
-        let w = Window::new(
-            Some(ts("2026-03-01T10:10:00Z")),
-            Some(ts("2026-03-01T20:00:00Z")),
-        );
-        assert_eq!(w.days, None);
-        assert_eq!(w.hours.len(), 1);
-        assert_eq!(w.raw.len(), 1);
-        let w = Window::new(Some(ts("2026-03-02T00:00:00Z")), None);
-        assert_eq!(
-            w.days,
-            Some((Some(day_of(ts("2026-03-02T00:00:00Z"))), None))
-        );
-        assert!(w.hours.is_empty() && w.raw.is_empty());
+        for (a, b) in [
+            ("2026-03-01T10:10:00Z", "2026-03-01T20:00:00Z"),
+            ("2026-03-01T10:10:00Z", "2026-03-01T10:10:00.000001Z"),
+            ("2026-03-01T00:00:00Z", "2026-03-01T01:00:00Z"),
+            ("1970-01-01T00:00:00Z", "2026-03-01T01:00:00Z"),
+        ] {
+            assert_tiles(Some(ts(a)), Some(ts(b)));
+            assert_tiles(Some(ts(a)), None);
+            assert_tiles(None, Some(ts(b)));
+        }
+    }
+
+    #[test]
+    fn random_windows_tile_exactly() {
+        let mut rng = GameRng::from_key([9; 32]);
+        let base = ts("2024-01-01T00:00:00Z").timestamp();
+        for _ in 0..5000 {
+            // Lengths from seconds to years, on and off bucket edges.
+            let scale = [60, 3600, 86_400, 8 * 86_400, 512 * 86_400][rng.index(5)];
+            let at = |rng: &mut GameRng| {
+                let x = base + rng.index(1000) as i64 * scale / 7 + rng.index(3) as i64 * 1800;
+                DateTime::from_timestamp(x, 0).expect("time")
+            };
+            let (a, b) = (at(&mut rng), at(&mut rng));
+            let (a, b) = (
+                Ord::min(a, b),
+                Ord::max(a, b) + chrono::Duration::seconds(1),
+            );
+            assert_tiles(Some(a), Some(b));
+            assert_tiles(Some(a), None);
+            assert_tiles(None, Some(b));
+        }
     }
 }

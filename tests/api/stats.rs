@@ -213,11 +213,12 @@ fn total_matches(stats: &Value) -> i64 {
 #[tokio::test]
 async fn running_totals_equal_a_rebuild_from_the_history_and_windows_add_up() {
     let (app, process) = crate::helpers::spawn_process(&[]).await;
+    // Spread over 200 days, so windows cross hour, day, 8-day and 64-day buckets.
     simulate(
         &app,
         &[
             "--matches",
-            "8",
+            "12",
             "--players",
             "2-4",
             "--concurrency",
@@ -225,41 +226,80 @@ async fn running_totals_equal_a_rebuild_from_the_history_and_windows_add_up() {
             "--population",
             "5",
             "--span-days",
-            "3",
+            "200",
             "--prefix",
             "tot",
         ],
     );
-    let since = chrono::Utc::now() - chrono::Duration::hours(50);
-    let cut = since + chrono::Duration::minutes(1501);
+    let now = chrono::Utc::now();
+    let since = now - chrono::Duration::days(150) - chrono::Duration::minutes(433);
+    let cut = since + chrono::Duration::days(97) + chrono::Duration::minutes(311);
+    let late = now - chrono::Duration::hours(50);
     let fmt = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string();
-    let paths = [
-        "/api/v1/games/malacca/stats".to_owned(),
+    let windows = [
+        (None, None),
+        (Some(since), None),
+        (None, Some(since)),
+        (Some(since), Some(cut)),
+        (Some(cut), None),
+        (Some(since), Some(late)),
+        (Some(late), None),
+    ];
+    let path = |(s, u): &(Option<chrono::DateTime<chrono::Utc>>, Option<_>)| {
+        let mut q = Vec::new();
+        if let Some(s) = s {
+            q.push(format!("since={}", fmt(*s)));
+        }
+        if let Some(u) = u {
+            q.push(format!("until={}", fmt(*u)));
+        }
+        format!("/api/v1/games/malacca/stats?{}", q.join("&"))
+    };
+    let mut paths: Vec<String> = windows.iter().map(path).collect();
+    paths.extend([
         "/api/v1/games/malacca/stats?players=3".to_owned(),
-        format!("/api/v1/games/malacca/stats?since={}", fmt(since)),
-        format!("/api/v1/games/malacca/stats?until={}", fmt(since)),
-        format!(
-            "/api/v1/games/malacca/stats?since={}&until={}",
-            fmt(since),
-            fmt(cut)
-        ),
-        format!("/api/v1/games/malacca/stats?since={}", fmt(cut)),
         "/api/v1/players/tot-0/stats".to_owned(),
         "/api/v1/players/tot-1/stats?game=malacca".to_owned(),
-    ];
+    ]);
+    // The oracle: every finished match's finishing time, from the match list.
+    let list = app
+        .get("/api/v1/matches?status=finished&limit=100", None)
+        .await
+        .expect(200);
+    let finished: Vec<chrono::DateTime<chrono::Utc>> = list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|m| {
+            m["finished_at"]
+                .as_str()
+                .expect("finished_at")
+                .parse()
+                .expect("time")
+        })
+        .collect();
+    assert_eq!(finished.len(), 12);
+    let oldest = finished.iter().min().copied().expect("some");
+    assert!(
+        now - oldest > chrono::Duration::days(150),
+        "spread: {oldest}"
+    );
     let mut before = Vec::new();
+    for (p, (s, u)) in paths.iter().zip(&windows) {
+        let got = app.get(p, None).await.expect(200);
+        let expected = finished
+            .iter()
+            .filter(|t| s.is_none_or(|s| **t >= s) && u.is_none_or(|u| **t < u))
+            .count() as i64;
+        assert_eq!(total_matches(&got), expected, "{p}");
+    }
     for p in &paths {
         before.push(app.get(p, None).await.expect(200));
     }
-    assert_eq!(total_matches(&before[0]), 8);
     assert_eq!(
-        total_matches(&before[3]) + total_matches(&before[4]) + total_matches(&before[5]),
-        8,
+        total_matches(&before[2]) + total_matches(&before[3]) + total_matches(&before[4]),
+        12,
         "disjoint windows add up to every match"
-    );
-    assert_eq!(
-        total_matches(&before[2]),
-        total_matches(&before[4]) + total_matches(&before[5])
     );
     let db = sealed_orders::store::connect(&app.settings)
         .await

@@ -1,0 +1,21 @@
+use sea_orm_migration::prelude::*;
+
+use crate::stat_totals::{self, GRAIN_DAY, GRAIN_HOUR, GRAINS};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+/// Adds game totals per 8, 64 and 512 days above the hourly and daily ones: with
+/// only days, a game's figures over half a year summed tens of thousands of rows.
+/// The new grains are rows, not columns, so the change is a rebuild of the totals
+/// from the history tables.
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        stat_totals::rebuild(manager.get_connection(), &GRAINS).await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        stat_totals::rebuild(manager.get_connection(), &[GRAIN_HOUR, GRAIN_DAY]).await
+    }
+}
