@@ -828,7 +828,7 @@ impl Service {
             player_id,
             before,
         };
-        let mut rows = store::list_matches(&self.db, &filter, limit + 1).await?;
+        let mut rows = store::list_matches(&self.db, &filter, limit + 1, false).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let seats = store::seats_of_matches(&self.db, rows.iter().map(|m| m.id).collect()).await?;
@@ -890,7 +890,7 @@ impl Service {
             player_id: Some(me.id),
             ..Default::default()
         };
-        let rows = store::list_matches(&self.db, &filter, 1000).await?;
+        let rows = store::list_matches(&self.db, &filter, 1000, true).await?;
         let seats = store::seats_of_matches(&self.db, rows.iter().map(|m| m.id).collect()).await?;
         let mut items = Vec::new();
         for m in &rows {
