@@ -9,12 +9,32 @@ use sealed_orders::config::Settings;
 use sealed_orders::startup::Application;
 use sealed_orders::{openapi, service, store, telemetry};
 
+const USAGE: &str = "\
+usage: sealed-orders [COMMAND]
+
+  serve          serve the API (the default); settings from the environment, see README.md
+  migrate        apply the database migrations and exit
+  openapi        print the OpenAPI document
+  verify FILE    replay an exported match bundle; exit 0 only when it verifies
+  simulate --game G --matches N --players A-B [--seed S] [--concurrency C]
+           [--population P] [--skew X] [--span-days D] [--prefix NAME]
+                 play random legal matches through the service into the database
+  rebuild-stats  empty the statistics' running totals and build them again from
+                 the history tables, in one transaction (after a bulk load or repair)
+  healthcheck    ask the local server's /readyz (for container healthchecks)
+  help           this text
+";
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let command = std::env::args().nth(1);
     match command.as_deref() {
         Some("openapi") => {
             print!("{}", openapi::spec_pretty(&service::registry::all_games()));
+            Ok(())
+        }
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
             Ok(())
         }
         Some("healthcheck") => healthcheck(),
@@ -29,6 +49,19 @@ async fn main() -> anyhow::Result<()> {
             println!(
                 "simulated {count} matches, {moves} moves, in {:.1} s",
                 started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Some("rebuild-stats") => {
+            let settings = Settings::from_env()?;
+            telemetry::init(&settings.log_format, "info");
+            let db = store::connect(&settings).await?;
+            store::migrate(&db).await?;
+            let started = std::time::Instant::now();
+            store::rebuild_stat_totals(&db).await?;
+            tracing::info!(
+                seconds = started.elapsed().as_secs_f64(),
+                "statistics totals rebuilt"
             );
             Ok(())
         }
@@ -49,7 +82,7 @@ async fn main() -> anyhow::Result<()> {
         }
         Some(other) => {
             anyhow::bail!(
-                "unknown command {other:?}; use serve (default), migrate, openapi, verify, simulate or healthcheck"
+                "unknown command {other:?}; use serve (default), migrate, openapi, verify, simulate, rebuild-stats, healthcheck or help"
             )
         }
     }

@@ -250,7 +250,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
     let jwt = crate::auth::JwtKeys::new(&[0; 32], 60);
     let metrics = Arc::new(crate::metrics::Metrics::new()?);
     let service = Service::new(db, games, data, jwt, clock.clone(), metrics);
-    let shared = Shared {
+    let shared = Arc::new(Shared {
         service,
         population,
         sizes,
@@ -261,10 +261,17 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
         done: AtomicUsize::new(0),
         moves: AtomicU64::new(0),
         began: Instant::now(),
-    };
-    // Concurrent on one task: the database, not the engine, is the limit.
-    let workers = (0..args.concurrency.min(args.matches.max(1))).map(|_| shared.work());
-    futures_util::future::try_join_all(workers).await?;
+    });
+    // One task per worker, so that building views and legal lists (about half the
+    // work of a move) runs on every core beside the database.
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..args.concurrency.min(args.matches.max(1)) {
+        let shared = shared.clone();
+        workers.spawn(async move { shared.work().await });
+    }
+    while let Some(done) = workers.join_next().await {
+        done.context("a simulation worker panicked")??;
+    }
     Ok(shared.moves.load(Ordering::SeqCst))
 }
 

@@ -64,6 +64,20 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     tx.commit().await
 }
 
+/// Builds the statistics' running totals again from the history tables, in one
+/// transaction. On Postgres it first waits for matches finishing meanwhile and holds
+/// off new ones (which add to `stat_finished`) until it commits, so a server may
+/// keep running; on SQLite the write lock does the same.
+pub async fn rebuild_stat_totals(db: &DatabaseConnection) -> Result<(), DbErr> {
+    let tx = begin_write(db).await?;
+    if db.get_database_backend() == DbBackend::Postgres {
+        tx.execute_unprepared("LOCK TABLE stat_finished IN EXCLUSIVE MODE")
+            .await?;
+    }
+    migration::rebuild_stat_totals(&tx).await?;
+    tx.commit().await
+}
+
 /// A write transaction: IMMEDIATE on SQLite (sea-query drops row locks there), so
 /// writers queue at BEGIN instead of failing at their first write.
 pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction, DbErr> {
