@@ -45,7 +45,20 @@ pub struct Service {
     metrics: Arc<Metrics>,
     hub: Arc<hub::Hub>,
     webhooks: crate::config::WebhookSettings,
+    settled: SettledCache,
 }
+
+/// The settle watermark of the event log (`store::settled_tx`), read at most once
+/// per [`SETTLED_MAX_AGE`] by this process however many streams and webhook
+/// workers ask: each read scans `pg_stat_activity`, and every subscriber used to
+/// make two per wake-up. A cached value is older, hence lower, so it can only
+/// hold an event back a moment longer, never let an unsettled one through.
+#[derive(Default)]
+struct SettledCache {
+    last: tokio::sync::Mutex<Option<(std::time::Instant, Option<i64>)>>,
+}
+
+const SETTLED_MAX_AGE: std::time::Duration = std::time::Duration::from_millis(15);
 
 impl Service {
     pub fn new(
@@ -67,7 +80,24 @@ impl Service {
             metrics,
             hub,
             webhooks: Default::default(),
+            settled: SettledCache::default(),
         }
+    }
+
+    /// The settle watermark, shared by every reader of the player feed in this
+    /// process (see [`SettledCache`]). The lock is held across the read, so
+    /// subscribers woken together wait for one read instead of making their own.
+    pub(crate) async fn settled_tx(&self) -> Result<Option<i64>, ApiError> {
+        let mut last = self.settled.last.lock().await;
+        if let Some((at, value)) = *last
+            && at.elapsed() < SETTLED_MAX_AGE
+        {
+            return Ok(value);
+        }
+        let read_at = std::time::Instant::now();
+        let value = crate::store::settled_tx(&self.db).await?;
+        *last = Some((read_at, value));
+        Ok(value)
     }
 
     /// How this server delivers webhooks (the defaults otherwise).

@@ -156,7 +156,9 @@ impl Service {
             }
             None => StreamPosition { tx: -1, id: 0 },
         };
-        let mut rows = store::player_events_after(&self.db, player, after, limit + 1).await?;
+        let settled = self.settled_tx().await?;
+        let mut rows =
+            store::player_events_after(&self.db, player, after, limit + 1, settled).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = if more {
@@ -317,7 +319,8 @@ impl Service {
         }
         loop {
             loop {
-                let rows = store::player_events_after(&self.db, player, at, PAGE).await?;
+                let settled = self.settled_tx().await?;
+                let rows = store::player_events_after(&self.db, player, at, PAGE, settled).await?;
                 for e in &rows {
                     let event = PlayerEventResponse {
                         match_id: e.match_id,
@@ -340,7 +343,8 @@ impl Service {
             }
             // On Postgres an event can be committed but not yet settled (an older
             // transaction elsewhere is still open): look again shortly.
-            let pending = store::player_events_pending(&self.db, player, at).await?;
+            let settled = self.settled_tx().await?;
+            let pending = store::player_events_pending(&self.db, player, at, settled).await?;
             let mut wait = if pending {
                 Duration::from_millis(50)
             } else {

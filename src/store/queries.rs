@@ -1015,13 +1015,17 @@ pub async fn stream_head(db: &impl ConnectionTrait) -> Result<StreamPosition, Db
 
 /// The settled events after `after` of every match `player` holds a seat in that
 /// the player may see (public ones and those of the player's seat), in stream order.
+///
+/// `settled` is a value of [`settled_tx`] read before this call (the shared one of
+/// `Service::settled_tx` will do): an older value is lower, so it holds events
+/// back a little longer but never lets an unsettled one through.
 pub async fn player_events_after(
     db: &impl ConnectionTrait,
     player: Uuid,
     after: StreamPosition,
     limit: u64,
+    settled: Option<i64>,
 ) -> Result<Vec<events::Model>, DbErr> {
-    let settled = settled_tx(db).await?;
     let seats = match_seats::Entity::find()
         .select_only()
         .column(match_seats::Column::MatchId)
@@ -1175,8 +1179,9 @@ pub async fn player_events_pending(
     db: &impl ConnectionTrait,
     player: Uuid,
     after: StreamPosition,
+    settled: Option<i64>,
 ) -> Result<bool, DbErr> {
-    let Some(settled) = settled_tx(db).await? else {
+    let Some(settled) = settled else {
         return Ok(false);
     };
     let seats = match_seats::Entity::find()

@@ -93,8 +93,10 @@ impl Service {
         };
         let mut made = 0;
         loop {
+            let settled = self.settled_tx().await?;
             let events =
-                store::player_events_after(&self.db, hook.player_id, at, EVENTS_PER_STEP).await?;
+                store::player_events_after(&self.db, hook.player_id, at, EVENTS_PER_STEP, settled)
+                    .await?;
             let Some(last) = events.last() else {
                 return Ok(made);
             };
