@@ -358,13 +358,23 @@ async fn signed_events_of_a_played_match_arrive_as_the_feed_shows_them_and_nothi
 
     let id = app.started_match(&players, "malacca", json!({})).await;
     app.play_to_end(&id, &players, 7).await;
-    let feed = app
-        .get(
-            "/api/v1/players/me/events?limit=200",
-            Some(&players[0].token),
-        )
-        .await
-        .expect(200);
+    // The feed holds events back until older transactions elsewhere (other tests'
+    // on Postgres) have settled: read it once it holds the whole match.
+    let mut feed = Value::Null;
+    for _ in 0..200 {
+        feed = app
+            .get(
+                "/api/v1/players/me/events?limit=200",
+                Some(&players[0].token),
+            )
+            .await
+            .expect(200);
+        let items = feed["items"].as_array().cloned().unwrap_or_default();
+        if items.iter().any(|e| e["kind"] == "match_finished") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let feed_ids: Vec<Value> = feed["items"]
         .as_array()
         .expect("items")
