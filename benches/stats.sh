@@ -88,17 +88,20 @@ for DB in "$@"; do
     echo "${url#$BASE}" >>"$D/leaderboard_later"
   done
   [ -s "$D/leaderboard_later" ] || echo "/api/v1/leaderboards/malacca?min_games=20" >"$D/leaderboard_later"
+  # Replay bundles of 200 finished matches drawn at random (a history viewer's read).
+  psql -qAt "$PG_URL/$DB" -c "SELECT '/api/v1/matches/' || id || '/export' FROM matches
+      WHERE status = 'finished' ORDER BY md5(id::text) LIMIT 200" >"$D/export"
   sed 's|.*|/api/v1/players/&/stats|' "$D/names" >"$D/player"
   sed 's|.*|/api/v1/players/&/stats?game=malacca|' "$D/names" >"$D/player_game"
   sed 's|.*|/api/v1/players/&/ratings?game=malacca|' "$D/names" >"$D/ratings"
   sed 's|.*|/api/v1/matches?player=&\&status=finished|' "$D/names" >"$D/match_list"
   # Every path must answer 200 before it is timed.
-  for f in player player_game game game_filtered leaderboard leaderboard_later ratings match_list; do
+  for f in player player_game game game_filtered leaderboard leaderboard_later ratings match_list export; do
     p=$(head -1 "$D/$f")
     code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE$p")
     [ "$code" = 200 ] || { echo "$p answered $code" >&2; exit 1; }
   done
-  for f in player player_game game game_filtered leaderboard leaderboard_later ratings match_list; do
+  for f in player player_game game game_filtered leaderboard leaderboard_later ratings match_list export; do
     line=$(PATHS="$D/$f" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency \
       -s benches/stats/rotate.lua "$BASE" | tee "$D/$f.wrk" | grep '^RESULT' || true)
     IFS=$'\t' read -r _ n rps p50 p95 p99 max bad <<<"$line"

@@ -1,12 +1,15 @@
 -- Multiplies the finished matches of a database filled by `sealed-orders simulate`
 -- (Postgres only): every finished match gets COPIES - 1 copies with new ids, the
--- same players, seats, rounds, round seats, results and rating-history rows, and
--- its times moved by k·SPAN_DAYS/COPIES (wrapped into the simulated span), so the
--- copies spread evenly over the same months. Moves and events are not copied (no
--- statistic reads them); current ratings are left as they are.
+-- same players, seats, moves, rounds, round seats, ledger, results and
+-- rating-history rows, and its times moved by k·SPAN_DAYS/COPIES (wrapped into the
+-- simulated span), so the copies spread evenly over the same months. A copy keeps
+-- its original's seed, so its export verifies like the original's. Events are not
+-- copied (no statistics or history endpoint reads them; the copies' live feeds are
+-- empty); current ratings are left as they are.
 --
--- Run before the running totals exist (or rebuild them afterwards):
+-- Then rebuild the running totals:
 --   psql -v copies=10 -v span_days=180 -f benches/stats/replicate.sql DBURL
+--   DATABASE_URL=DBURL sealed-orders rebuild-stats
 \set ON_ERROR_STOP on
 BEGIN;
 SELECT max(finished_at) AS cap FROM matches WHERE status = 'finished' \gset
@@ -40,6 +43,16 @@ FROM rounds r JOIN copy_map c ON c.old_id = r.match_id;
 INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, choice, success, delta, drew)
 SELECT c.new_id, round, seat, player_id, card, kind, stake, choice, success, delta, drew
 FROM round_seats rs JOIN copy_map c ON c.old_id = rs.match_id;
+INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed,
+    completes_step, version_after, created_at, idempotency_key, private_until_end, author)
+SELECT c.new_id, step, seat, player_id, action, public_action, revealed, completes_step,
+    version_after, mv.created_at + c.eff, idempotency_key, private_until_end, author
+FROM moves mv JOIN copy_map c ON c.old_id = mv.match_id
+ORDER BY c.new_id, mv.id;
+INSERT INTO ledger (match_id, round, seat, amount, reason)
+SELECT c.new_id, round, seat, amount, reason
+FROM ledger l JOIN copy_map c ON c.old_id = l.match_id
+ORDER BY c.new_id, l.id;
 INSERT INTO rating_history (game, player_id, match_id, mu_before, sigma_before, mu_after,
     sigma_after, rating_after, rank, created_at)
 SELECT game, player_id, c.new_id, mu_before, sigma_before, mu_after, sigma_after,
