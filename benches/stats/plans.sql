@@ -9,8 +9,11 @@ FROM matches WHERE status = 'finished' \gset
 SELECT floor(extract(epoch FROM :'since'::timestamptz) / 3600)::bigint + 1 AS h_lo,
        floor(extract(epoch FROM :'until'::timestamptz) / 3600)::bigint AS h_hi \gset
 SELECT (:h_lo + 23) / 24 AS d_lo, :h_hi / 24 AS d_hi \gset
+-- 8-day blocks inside the days (the window is shorter than two 64-day blocks, so
+-- Window::new stops there: blocks inside, days and hours at the edges).
+SELECT (:d_lo + 7) / 8 AS e_lo, :d_hi / 8 AS e_hi \gset
 
-\echo '== game statistics, no window: per-kind figures from the daily totals'
+\echo '== game statistics, no window: per-value round outcomes (the largest metric) from the 512-day totals'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
 SELECT CAST(0 AS BIGINT) AS seats, '' AS variant,
        CASE WHEN k_null THEN NULL ELSE k_text END AS key_text,
@@ -18,17 +21,19 @@ SELECT CAST(0 AS BIGINT) AS seats, '' AS variant,
        CAST(SUM(n) AS BIGINT), CAST(SUM(s1) AS BIGINT), CAST(SUM(s2) AS BIGINT),
        CAST(SUM(s3) AS BIGINT), CAST(SUM(s4) AS BIGINT)
 FROM stat_game_totals
-WHERE metric = 'kind' AND (grain = 2) AND game = 'malacca' AND positional = FALSE
+WHERE metric = 'round' AND (grain = 5) AND game = 'malacca' AND positional = FALSE
 GROUP BY k_text, k_num, k_null, k2;
 
-\echo '== game statistics, ragged window and players=4: days, then hours at the edges'
+\echo '== game statistics, ragged window and players=4: 8-day blocks, then days, then hours at the edges'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
 SELECT CASE WHEN k_null THEN NULL ELSE k_text END AS key_text,
        CAST(SUM(n) AS BIGINT), CAST(SUM(s1) AS BIGINT), CAST(SUM(s2) AS BIGINT),
        CAST(SUM(s3) AS BIGINT), CAST(SUM(s4) AS BIGINT)
 FROM stat_game_totals
 WHERE metric = 'kind'
-  AND ((grain = 2 AND bucket >= :d_lo AND bucket < :d_hi)
+  AND ((grain = 3 AND bucket >= :e_lo AND bucket < :e_hi)
+    OR (grain = 2 AND bucket >= :d_lo AND bucket < :e_lo * 8)
+    OR (grain = 2 AND bucket >= :e_hi * 8 AND bucket < :d_hi)
     OR (grain = 1 AND bucket >= :h_lo AND bucket < :d_lo * 24)
     OR (grain = 1 AND bucket >= :d_hi * 24 AND bucket < :h_hi))
   AND game = 'malacca' AND positional = FALSE AND seat_count = 4
