@@ -377,6 +377,31 @@ fn normalized(bodies: Vec<(String, String)>) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Waits until each player's feed holds every public event of the match: on
+/// Postgres the feed holds events back while older transactions (other tests')
+/// are open, and a feed read a moment too early would differ between the two
+/// runs by timing alone.
+async fn settle_feeds(app: &TestApp, id: &str, players: &[Player]) {
+    let public = app
+        .get(&format!("/api/v1/matches/{id}/events"), None)
+        .await
+        .expect(200)["items"]
+        .as_array()
+        .map_or(0, Vec::len);
+    for p in players {
+        for _ in 0..200 {
+            let feed = app
+                .get("/api/v1/players/me/events", Some(&p.token))
+                .await
+                .expect(200);
+            if feed["items"].as_array().map_or(0, Vec::len) >= public {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+    }
+}
+
 /// Plays the same position twice, with seat 0 placing a different sealed move
 /// each time: everything every other seat and a spectator can read must be the
 /// same in both runs. Game-agnostic, so it covers every game whatever it shows.
@@ -390,6 +415,7 @@ async fn differential(game: &str, seats: usize, options: Value, move_a: Value, m
             .as_i64()
             .expect("step");
         app.submit(&id, &players[0], step, action).await.expect(200);
+        settle_feeds(&app, &id, &players[1..]).await;
         let mut seen = Vec::new();
         for reader in std::iter::once(None).chain(players[1..].iter().map(Some)) {
             seen.push(normalized(readable(&app, &id, &players[0], reader).await));
