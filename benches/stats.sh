@@ -27,6 +27,12 @@ PLAYERS=${PLAYERS:-200}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 BIN=${BIN:-target/release/sealed-orders}
 [ $# -gt 0 ] || { echo "usage: $0 DATABASE…" >&2; exit 2; }
+for tool in wrk curl jq psql:postgresql-client; do
+  pkg=${tool#*:} tool=${tool%%:*}
+  command -v "$tool" >/dev/null && continue
+  echo "$tool is missing; installing $pkg with apt-get" >&2
+  apt-get install -y -qq "$pkg" >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq "$pkg" >/dev/null; }
+done
 [ -x "$BIN" ] || cargo build --release
 WORK=target/stats-bench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$WORK"
