@@ -132,21 +132,37 @@ impl Api {
     /// Registers `name` and logs in; `None` on any failure (already counted).
     pub async fn register(&self, name: &str) -> Option<Player> {
         let body = json!({"name": name, "password": PASSWORD});
-        let created = self
-            .call(Kind::Setup, Method::POST, "/players", None, Some(&body))
-            .await?;
+        let created = self.setup_call("/players", &body).await?;
         if !created.ok() {
             return None;
         }
-        let token = self
-            .call(Kind::Setup, Method::POST, "/auth/token", None, Some(&body))
-            .await?;
+        let token = self.setup_call("/auth/token", &body).await?;
         if !token.ok() {
             return None;
         }
         Some(Player {
             token: token.body.get("access_token")?.as_str()?.to_owned(),
         })
+    }
+
+    /// A setup POST that waits out the server's limit on authentication attempts
+    /// per address (60 a minute): short drives run back to back register more
+    /// players than that within a minute.
+    async fn setup_call(&self, path: &str, body: &Value) -> Option<Answer> {
+        for _ in 0..120 {
+            let answer = self
+                .call(Kind::Setup, Method::POST, path, None, Some(body))
+                .await?;
+            if answer.status != 429 {
+                return Some(answer);
+            }
+            let wait = answer.body["retry_after"]
+                .as_u64()
+                .unwrap_or(1)
+                .clamp(1, 60);
+            tokio::time::sleep(Duration::from_secs(wait)).await;
+        }
+        None
     }
 
     /// Creates a Malacca match as `owner` (seat 0); answers its id.
