@@ -221,16 +221,26 @@ impl Service {
         if out.send(StreamFrame::Retry(RETRY_MS)).await.is_err() {
             return Ok(());
         }
+        // The caller's seat, once it can no longer change.
+        let mut kept_seat: Option<Option<i32>> = None;
         loop {
-            let m = store::match_by_id(&self.db, id)
+            let status = store::match_status(&self.db, id)
                 .await?
                 .ok_or_else(not_found)?;
-            let over = m.status != ACTIVE && m.status != WAITING;
-            // Looked up at every read: the caller may take a seat while it
-            // listens, and seats are renumbered at the start.
-            let seat = match player {
-                Some(p) => store::seat_of_player(&self.db, id, p).await?,
-                None => None,
+            let over = status != ACTIVE && status != WAITING;
+            // While the match waits the caller may take or leave a seat, and seats
+            // are renumbered at the start; from then on the seat is fixed, so it is
+            // read once instead of at every wake-up.
+            let seat = match (player, kept_seat) {
+                (None, _) => None,
+                (Some(_), Some(kept)) => kept,
+                (Some(p), None) => {
+                    let seat = store::seat_of_player(&self.db, id, p).await?;
+                    if status != WAITING {
+                        kept_seat = Some(seat);
+                    }
+                    seat
+                }
             };
             loop {
                 let rows = store::events_of(&self.db, id, seat, over, after, PAGE).await?;

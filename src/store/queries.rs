@@ -70,6 +70,17 @@ pub async fn match_by_id(
     matches::Entity::find_by_id(id).one(db).await
 }
 
+/// A match's status alone: what a match stream needs at each wake-up, without
+/// the state column that makes up most of the row.
+pub async fn match_status(db: &impl ConnectionTrait, id: Uuid) -> Result<Option<String>, DbErr> {
+    matches::Entity::find_by_id(id)
+        .select_only()
+        .column(matches::Column::Status)
+        .into_tuple::<String>()
+        .one(db)
+        .await
+}
+
 /// Reads a match for update. Postgres takes a row lock; SQLite needs none because
 /// the caller's transaction began IMMEDIATE and so already holds the write lock.
 pub async fn lock_match(
