@@ -25,7 +25,7 @@ mod m20261124_200001_create_stat_totals;
 mod m20261125_000001_add_coarse_stat_grains;
 mod stat_totals;
 
-pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements};
+pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
 
 /// Empties the statistics' running totals and builds them again, at every grain
 /// kept today, from the typed history tables: a repair for an operator who doubts

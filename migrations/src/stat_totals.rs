@@ -30,17 +30,25 @@ pub const GRAINS: [i16; 5] = [
 /// How many buckets of each grain make one bucket of the next coarser grain.
 pub const GRAIN_STEPS: [i64; 4] = [24, 8, 8, 8];
 
+/// Hours in one bucket of a grain kept today (`GRAINS`), from the steps between
+/// them; `None` for an unknown grain.
+pub fn grain_hours(grain: i16) -> Option<i64> {
+    let i = GRAINS.iter().position(|g| *g == grain)?;
+    Some(GRAIN_STEPS[..i].iter().product())
+}
+
 /// The bucket of a `stat_finished` row `f` at a grain, in SQL.
 fn bucket_sql(grain: i16) -> String {
     match grain {
         GRAIN_HOUR => "f.hour".into(),
-        GRAIN_DAY => "f.day".into(),
         g => {
+            let days = grain_hours(g).unwrap_or(24) / 24;
             // Days since the epoch are positive, so integer division floors.
-            let days: i64 = GRAIN_STEPS[1..usize::from(g.unsigned_abs()) - 1]
-                .iter()
-                .product();
-            format!("f.day / {days}")
+            if days == 1 {
+                "f.day".into()
+            } else {
+                format!("f.day / {days}")
+            }
         }
     }
 }

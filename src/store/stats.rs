@@ -689,13 +689,8 @@ mod tests {
         DateTime::parse_from_rfc3339(s).expect("time").to_utc()
     }
 
-    /// Hours in one bucket of each grain.
     fn width(grain: i16) -> i64 {
-        let i = migration::GRAINS
-            .iter()
-            .position(|g| *g == grain)
-            .expect("grain");
-        migration::GRAIN_STEPS[..i].iter().product()
+        migration::grain_hours(grain).expect("a grain kept today")
     }
 
     /// The window's pieces as finishing-time ranges, in order.
