@@ -4,11 +4,11 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect,
+    QueryFilter, QueryOrder, QuerySelect, QueryTrait,
 };
 use uuid::Uuid;
 
-use super::entities::{webhook_attempts, webhook_deliveries, webhooks};
+use super::entities::{match_seats, webhook_attempts, webhook_deliveries, webhooks};
 
 pub async fn insert_webhook(db: &impl ConnectionTrait, w: webhooks::Model) -> Result<(), DbErr> {
     webhooks::Entity::insert(w.into_active_model())
@@ -93,6 +93,27 @@ pub async fn webhooks_after(
     }
     q.order_by_asc(webhooks::Column::Id)
         .limit(limit)
+        .all(db)
+        .await
+}
+
+/// The webhooks of every player seated in these matches: whom a change of
+/// those matches can concern.
+pub async fn webhooks_of_matches(
+    db: &impl ConnectionTrait,
+    matches: Vec<Uuid>,
+) -> Result<Vec<webhooks::Model>, DbErr> {
+    if matches.is_empty() {
+        return Ok(Vec::new());
+    }
+    let seated = match_seats::Entity::find()
+        .select_only()
+        .column(match_seats::Column::PlayerId)
+        .filter(match_seats::Column::MatchId.is_in(matches))
+        .into_query();
+    webhooks::Entity::find()
+        .filter(webhooks::Column::PlayerId.in_subquery(seated))
+        .order_by_asc(webhooks::Column::Id)
         .all(db)
         .await
 }

@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use serde_json::json;
-use tokio::sync::broadcast::error::TryRecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
 
 use super::{net, sign, wants};
 use crate::errors::ApiError;
 use crate::service::Service;
+use crate::service::hub::Wake;
 use crate::service::models::EventResponse;
 use crate::store::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::store::{self, DeliveryOutcome, StreamPosition};
@@ -25,6 +26,10 @@ pub const FAILED: &str = "failed";
 const WEBHOOKS_PER_READ: u64 = 100;
 /// Events turned into deliveries per transaction.
 const EVENTS_PER_STEP: u64 = 200;
+/// How long a changed match's players' webhooks are read at every poll.
+const RECENT_MATCH: Duration = Duration::from_secs(10);
+/// How often every webhook is read, whatever the wake-ups said.
+const FULL_PASS: Duration = Duration::from_secs(60);
 /// Deliveries claimed at once (and posted concurrently).
 const CLAIM_BATCH: u64 = 16;
 /// The longest wait between two attempts.
@@ -33,31 +38,81 @@ const MAX_BACKOFF: Duration = Duration::from_secs(6 * 3600);
 const MAX_ERROR_CHARS: usize = 500;
 
 impl Service {
-    /// Fans out and delivers until the server stops: at every poll interval, and
-    /// at once when a commit (here or, on Postgres, in another replica) says
-    /// something changed.
+    /// Fans out and delivers until the server stops. A wake-up names the match
+    /// that changed (here or, on Postgres, in another replica), so fan-out reads
+    /// only the webhooks of its players, and keeps reading them for
+    /// [`RECENT_MATCH`] at every poll: an event may be committed but held back by
+    /// the settle watermark when its wake-up arrives. Every webhook is read at
+    /// start, after a wake-up that names no match, and every [`FULL_PASS`], so
+    /// nothing is missed for longer than that.
     pub async fn run_webhook_worker(&self) {
         let every = Duration::from_millis(self.webhooks.poll_ms.max(10));
         let mut wakes = self.hub.subscribe();
         let mut stop = self.hub.shutdown_signal();
+        let mut recent: HashMap<Uuid, Instant> = HashMap::new();
+        let mut full_due = true;
+        let mut last_full = Instant::now();
         loop {
             // Whatever woke us before this point is covered by the pass below.
-            while !matches!(
-                wakes.try_recv(),
-                Err(TryRecvError::Empty | TryRecvError::Closed)
-            ) {}
-            if let Err(e) = self.fan_out_webhooks().await {
-                tracing::warn!(error = %e.detail, "webhook fan-out failed");
+            loop {
+                match wakes.try_recv() {
+                    Ok(Wake::Match(m)) => {
+                        recent.insert(m, Instant::now());
+                    }
+                    Ok(Wake::All) | Err(TryRecvError::Lagged(_)) => full_due = true,
+                    Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+                }
+            }
+            recent.retain(|_, at| at.elapsed() < RECENT_MATCH);
+            if last_full.elapsed() >= FULL_PASS {
+                full_due = true;
+            }
+            let fanned = if full_due {
+                last_full = Instant::now();
+                self.fan_out_webhooks().await
+            } else {
+                self.fan_out_webhooks_of(recent.keys().copied().collect())
+                    .await
+            };
+            match fanned {
+                Ok(_) => full_due = false,
+                Err(e) => tracing::warn!(error = %e.detail, "webhook fan-out failed"),
             }
             if let Err(e) = self.deliver_due_webhooks().await {
                 tracing::warn!(error = %e.detail, "webhook delivery failed");
             }
             tokio::select! {
                 _ = tokio::time::sleep(every) => {}
-                _ = wakes.recv() => {}
+                w = wakes.recv() => match w {
+                    Ok(Wake::Match(m)) => {
+                        recent.insert(m, Instant::now());
+                    }
+                    Ok(Wake::All) | Err(RecvError::Lagged(_)) => full_due = true,
+                    Err(RecvError::Closed) => {}
+                },
                 _ = stop.changed() => return,
             }
         }
+    }
+
+    /// Fan-out for the webhooks of the players of these matches only.
+    async fn fan_out_webhooks_of(&self, matches: Vec<Uuid>) -> Result<usize, ApiError> {
+        let hooks = store::webhooks_of_matches(&self.db, matches).await?;
+        Ok(self.fan_out_each(&hooks).await)
+    }
+
+    /// Fans out each webhook; one that fails is logged and left for a later pass.
+    async fn fan_out_each(&self, hooks: &[webhooks::Model]) -> usize {
+        let mut made = 0;
+        for h in hooks {
+            match self.fan_out(h).await {
+                Ok(n) => made += n,
+                Err(e) => {
+                    tracing::warn!(webhook.id = %h.id, error = %e.detail, "fan-out of a webhook failed")
+                }
+            }
+        }
+        made
     }
 
     /// Turns every webhook's new events into deliveries; answers how many.
@@ -66,14 +121,7 @@ impl Service {
         let mut after = None;
         loop {
             let hooks = store::webhooks_after(&self.db, after, WEBHOOKS_PER_READ).await?;
-            for h in &hooks {
-                match self.fan_out(h).await {
-                    Ok(n) => made += n,
-                    Err(e) => {
-                        tracing::warn!(webhook.id = %h.id, error = %e.detail, "fan-out of a webhook failed")
-                    }
-                }
-            }
+            made += self.fan_out_each(&hooks).await;
             if (hooks.len() as u64) < WEBHOOKS_PER_READ {
                 return Ok(made);
             }
