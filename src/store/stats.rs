@@ -61,47 +61,6 @@ fn get_str(r: &QueryResult, c: &str) -> Option<String> {
     r.try_get::<Option<String>>("", c).ok().flatten()
 }
 
-/// Per game: (game, finished, won, sum of ranks, sum of scores) of a player.
-pub async fn player_results(
-    db: &impl ConnectionTrait,
-    f: &StatsFilter,
-) -> Result<Vec<(String, i64, i64, i64, i64)>, DbErr> {
-    let mut q = Query::select();
-    q.expr_as(col("m", "game"), t("game"))
-        .expr_as(Expr::cust("CAST(COUNT(*) AS BIGINT)"), t("finished"))
-        .expr_as(
-            Expr::cust("CAST(SUM(CASE WHEN r.rank = 1 THEN 1 ELSE 0 END) AS BIGINT)"),
-            t("won"),
-        )
-        .expr_as(Expr::cust("CAST(SUM(r.rank) AS BIGINT)"), t("rank_sum"))
-        .expr_as(Expr::cust("CAST(SUM(r.score) AS BIGINT)"), t("score_sum"))
-        .from_as(t("match_results"), t("r"))
-        .join_as(
-            JoinType::InnerJoin,
-            t("matches"),
-            t("m"),
-            col("m", "id").equals((t("r"), t("match_id"))),
-        )
-        .cond_where(f.matches())
-        .group_by_col((t("m"), t("game")));
-    if let Some(p) = f.player {
-        q.and_where(col("r", "player_id").eq(p));
-    }
-    Ok(rows(db, &q)
-        .await?
-        .iter()
-        .map(|r| {
-            (
-                get_str(r, "game").unwrap_or_default(),
-                get_i64(r, "finished"),
-                get_i64(r, "won"),
-                get_i64(r, "rank_sum"),
-                get_i64(r, "score_sum"),
-            )
-        })
-        .collect())
-}
-
 /// Per game: matches in one of `statuses` a player holds a seat in.
 pub async fn player_played(
     db: &impl ConnectionTrait,
@@ -198,36 +157,6 @@ pub async fn seat_groups(
             payoff: get_i64(r, "payoff"),
         })
         .collect())
-}
-
-/// A player's best round in a game: (match, round, delta).
-pub async fn best_round(
-    db: &impl ConnectionTrait,
-    f: &StatsFilter,
-) -> Result<Option<(Uuid, i64, i64)>, DbErr> {
-    let mut q = Query::select();
-    q.expr_as(col("rs", "match_id"), t("match_id"))
-        .expr_as(Expr::cust("CAST(rs.round AS BIGINT)"), t("round"))
-        .expr_as(col("rs", "delta"), t("delta"))
-        .from_as(t("round_seats"), t("rs"))
-        .join_as(
-            JoinType::InnerJoin,
-            t("matches"),
-            t("m"),
-            col("m", "id").equals((t("rs"), t("match_id"))),
-        )
-        .cond_where(f.matches())
-        .order_by((t("rs"), t("delta")), Order::Desc)
-        .order_by((t("rs"), t("match_id")), Order::Asc)
-        .order_by((t("rs"), t("round")), Order::Asc)
-        .limit(1);
-    if let Some(p) = f.player {
-        q.and_where(col("rs", "player_id").eq(p));
-    }
-    Ok(rows(db, &q).await?.first().and_then(|r| {
-        let id = r.try_get::<Uuid>("", "match_id").ok()?;
-        Some((id, get_i64(r, "round"), get_i64(r, "delta")))
-    }))
 }
 
 /// Finished matches by seat count and variant.
