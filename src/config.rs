@@ -44,7 +44,35 @@ pub struct Settings {
     pub deadline_poll_ms: u64,
     /// Webhook deliveries (`WEBHOOK_*`).
     pub webhooks: WebhookSettings,
+    /// Password hashes (argon2id, 19 MiB each) computed at once
+    /// (`PASSWORD_HASH_THREADS`, default: the machine's cores).
+    pub password_hash_threads: usize,
+    /// How long a login or registration waits for a hashing thread before it is
+    /// answered 503 (`PASSWORD_HASH_WAIT_MS`).
+    pub password_hash_wait_ms: u64,
+    /// MiB of parsed match states kept per process (`STATE_CACHE_MIB`); 0 keeps none.
+    pub state_cache_mib: u64,
+    /// How long a credential check is answered from memory (`CREDENTIAL_CACHE_MS`);
+    /// 0 reads the database on every request.
+    pub credential_cache_ms: u64,
 }
+
+/// A revocation through another replica takes effect within this time.
+pub const DEFAULT_CREDENTIAL_CACHE_MS: u64 = 2000;
+
+/// Enough for the states of about 8,000 matches of Malacca: every match active
+/// on a busy server, in a small part of the memory budget.
+pub const DEFAULT_STATE_CACHE_MIB: u64 = 32;
+
+/// As many hashing threads as the machine has cores: more would only share
+/// them and hold more 19 MiB buffers.
+pub fn default_password_hash_threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// A burst of logins waits this long at most for a hashing thread (about 150
+/// hashes' worth on two cores) before it is answered 503 with Retry-After.
+pub const DEFAULT_PASSWORD_HASH_WAIT_MS: u64 = 3000;
 
 /// How webhooks are delivered.
 #[derive(Debug, Clone)]
@@ -167,6 +195,22 @@ impl Settings {
                 .map_err(|_| anyhow::anyhow!("DEADLINE_POLL_MS must be a whole number"))?,
             None => 500,
         };
+        let whole = |k: &str, default: u64| -> anyhow::Result<u64> {
+            match var(k) {
+                Some(n) => n
+                    .trim()
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("{k} must be a whole number, not {n:?}")),
+                None => Ok(default),
+            }
+        };
+        let password_hash_threads = whole(
+            "PASSWORD_HASH_THREADS",
+            default_password_hash_threads() as u64,
+        )?;
+        if password_hash_threads == 0 || password_hash_threads > 256 {
+            anyhow::bail!("PASSWORD_HASH_THREADS must be between 1 and 256");
+        }
         let settings = Self {
             database_url,
             database_schema: var("DATABASE_SCHEMA"),
@@ -184,6 +228,10 @@ impl Settings {
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
             deadline_poll_ms,
             webhooks: WebhookSettings::from_env(var)?,
+            password_hash_threads: password_hash_threads as usize,
+            password_hash_wait_ms: whole("PASSWORD_HASH_WAIT_MS", DEFAULT_PASSWORD_HASH_WAIT_MS)?,
+            state_cache_mib: whole("STATE_CACHE_MIB", DEFAULT_STATE_CACHE_MIB)?,
+            credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
         };
         settings.check()?;
         Ok(settings)

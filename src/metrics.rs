@@ -15,6 +15,10 @@ pub struct Metrics {
     pub matches: IntGaugeVec,
     pub pool: IntGaugeVec,
     pub webhook_attempts: IntCounterVec,
+    /// Password hashes computing now, and the most ever at once (`running`, `peak`).
+    pub password_hashes: IntGaugeVec,
+    /// The parsed-state cache: `entries` and `bytes` (its weight).
+    pub state_cache: IntGaugeVec,
 }
 
 impl Metrics {
@@ -63,6 +67,20 @@ impl Metrics {
             ),
             &["outcome"],
         )?;
+        let password_hashes = IntGaugeVec::new(
+            Opts::new(
+                "password_hashes",
+                "argon2 computations: running now, and the peak at once since start.",
+            ),
+            &["state"],
+        )?;
+        let state_cache = IntGaugeVec::new(
+            Opts::new(
+                "state_cache",
+                "Parsed match states kept in this process: entries, and their weight in bytes.",
+            ),
+            &["measure"],
+        )?;
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
@@ -71,6 +89,8 @@ impl Metrics {
             Box::new(matches.clone()),
             Box::new(pool.clone()),
             Box::new(webhook_attempts.clone()),
+            Box::new(password_hashes.clone()),
+            Box::new(state_cache.clone()),
         ] {
             registry.register(c)?;
         }
@@ -83,6 +103,8 @@ impl Metrics {
             matches,
             pool,
             webhook_attempts,
+            password_hashes,
+            state_cache,
         })
     }
 

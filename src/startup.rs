@@ -141,7 +141,15 @@ impl Application {
         let cors = web::Data::new(crate::cors::CorsOrigins::new(settings.cors_origins.clone()));
         let service = web::Data::new(
             Service::new(db, games, data, jwt, clock, metrics.clone())
-                .with_webhook_settings(settings.webhooks.clone()),
+                .with_webhook_settings(settings.webhooks.clone())
+                .with_password_hashing(
+                    settings.password_hash_threads,
+                    std::time::Duration::from_millis(settings.password_hash_wait_ms),
+                )
+                .with_state_cache(settings.state_cache_mib)
+                .with_credential_cache(std::time::Duration::from_millis(
+                    settings.credential_cache_ms,
+                )),
         );
         let metrics = web::Data::from(metrics);
 

@@ -9,4 +9,4 @@ mod password;
 pub use credential::{API_TOKEN_PREFIX, Credential, Scope, Scopes, api_token_hash, new_api_token};
 pub use extract::{AuthenticatedPlayer, MaybePlayer, PasswordSession};
 pub use jwt::{Claims, IssuedToken, JwtKeys};
-pub use password::{hash_password, verify_password};
+pub use password::{HashError, PasswordPool};

@@ -56,13 +56,15 @@ pub fn bot_invariance<G: Game>(
                         "a re-draw of what seat {seat} cannot see changed its view"
                     );
                     assert_eq!(G::legal(&other, seat).as_ref(), Some(&listed));
+                    let state_any = erased.parse_state(&state_json.to_string()).expect("state");
+                    let other_any = erased.parse_state(&other_json.to_string()).expect("state");
                     for kind in erased.bot_kinds() {
                         let key = [step as u8 ^ seat as u8; 32];
                         let mine = erased
-                            .bot_move(kind, &state_json, seat, &mut GameRng::from_key(key))
+                            .bot_move(kind, &state_any, seat, &mut GameRng::from_key(key))
                             .expect("bot move");
                         let theirs = erased
-                            .bot_move(kind, &other_json, seat, &mut GameRng::from_key(key))
+                            .bot_move(kind, &other_any, seat, &mut GameRng::from_key(key))
                             .expect("bot move");
                         assert_eq!(mine, theirs, "bot {kind} of seat {seat} saw hidden state");
                         let mine = mine.expect("a bot always moves when the seat owes one");

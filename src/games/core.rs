@@ -251,7 +251,7 @@ pub trait Game: 'static {
     type Data: Send + Sync + 'static;
     type Options: DeserializeOwned + Serialize + Default + Clone + ToSchema;
     type Position: DeserializeOwned + ToSchema;
-    type State: Serialize + DeserializeOwned + Clone;
+    type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug + ToSchema;
     type View: Serialize + ToSchema;
 
@@ -363,8 +363,31 @@ impl From<RuleError> for DynError {
     }
 }
 
-/// The result of a move, with the state as JSON.
-pub type DynTransition = Transition<Value>;
+/// A game's typed state behind a type-erased handle: parsed once from its stored
+/// text and shared (a clone is a reference count) by every call that reads it,
+/// so no request turns the state into a JSON tree or parses it twice.
+#[derive(Clone)]
+pub struct AnyState(Arc<dyn Any + Send + Sync>);
+
+impl AnyState {
+    fn of<S: Send + Sync + 'static>(state: S) -> Self {
+        Self(Arc::new(state))
+    }
+    fn get<S: 'static>(&self) -> Result<&S, DynError> {
+        self.0
+            .downcast_ref::<S>()
+            .ok_or_else(|| DynError::Corrupt("a state of another game".into()))
+    }
+}
+
+impl std::fmt::Debug for AnyState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AnyState")
+    }
+}
+
+/// The result of a move, with the state type-erased.
+pub type DynTransition = Transition<AnyState>;
 
 /// The OpenAPI schemas of a game's typed documents.
 pub struct GameSchemas {
@@ -376,7 +399,8 @@ pub struct GameSchemas {
     pub components: Vec<(String, RefOr<Schema>)>,
 }
 
-/// The object-safe face of a [`Game`], over JSON, for the service.
+/// The object-safe face of a [`Game`] for the service: states behind
+/// [`AnyState`], actions, options and views as JSON.
 pub trait DynGame: Send + Sync {
     fn info(&self) -> GameInfo;
     fn schemas(&self) -> GameSchemas;
@@ -384,13 +408,19 @@ pub trait DynGame: Send + Sync {
     fn load_data(&self, files: &[(&str, &str)]) -> Result<AnyData, String>;
     /// Parses options (defaults filled in, unknown fields rejected) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, RuleError>;
+    /// A stored state, straight from its text (no JSON tree in between).
+    fn parse_state(&self, text: &str) -> Result<AnyState, DynError>;
+    /// The text a state is stored as.
+    fn state_text(&self, state: &AnyState) -> Result<String, DynError>;
+    /// A state as a JSON tree (tests and tools; the request path uses the text).
+    fn state_value(&self, state: &AnyState) -> Result<Value, DynError>;
     fn setup(
         &self,
         data: &AnyData,
         seats: usize,
         options: &Value,
         rng: &mut GameRng,
-    ) -> Result<Value, DynError>;
+    ) -> Result<AnyState, DynError>;
     /// Named like [`Game::from_position`], whose erased form it is.
     #[allow(clippy::wrong_self_convention)]
     fn from_position(
@@ -399,36 +429,37 @@ pub trait DynGame: Send + Sync {
         seats: usize,
         options: &Value,
         position: &Value,
-    ) -> Result<Value, DynError>;
-    fn progress(&self, state: &Value) -> Result<Progress, DynError>;
-    fn legal(&self, state: &Value, seat: Seat) -> Result<Option<Vec<Value>>, DynError>;
+    ) -> Result<AnyState, DynError>;
+    fn progress(&self, state: &AnyState) -> Result<Progress, DynError>;
+    fn legal(&self, state: &AnyState, seat: Seat) -> Result<Option<Vec<Value>>, DynError>;
     /// Parses and validates an action; answers its normalized JSON.
-    fn validate(&self, state: &Value, seat: Seat, action: &Value) -> Result<Value, DynError>;
+    fn validate(&self, state: &AnyState, seat: Seat, action: &Value) -> Result<Value, DynError>;
+    /// Applies an action `validate` accepted, with what the service stores of it.
     fn apply(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
         rng: &mut GameRng,
-    ) -> Result<DynTransition, DynError>;
-    fn view(&self, state: &Value, viewer: Viewer) -> Result<Value, DynError>;
+    ) -> Result<Applied, DynError>;
+    fn view(&self, state: &AnyState, viewer: Viewer) -> Result<Value, DynError>;
     fn public_part(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
     ) -> Result<Option<Value>, DynError>;
-    fn null_move(&self, state: &Value, seat: Seat) -> Result<Option<Value>, DynError>;
+    fn null_move(&self, state: &AnyState, seat: Seat) -> Result<Option<Value>, DynError>;
     fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError>;
-    fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError>;
+    fn step_time_limit(&self, state: &AnyState) -> Result<Option<u64>, DynError>;
     fn private_until_end(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
     ) -> Result<bool, DynError>;
-    fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError>;
-    fn standings(&self, state: &Value) -> Result<Vec<i64>, DynError>;
+    fn roles(&self, state: &AnyState) -> Result<Vec<Option<String>>, DynError>;
+    fn standings(&self, state: &AnyState) -> Result<Vec<i64>, DynError>;
     /// Every bot of this game: `random` first, then the game's own, weakest first.
     fn bot_kinds(&self) -> Vec<&'static str>;
     /// A bot's move for `seat`, or None when the seat owes nothing or the kind is
@@ -436,10 +467,20 @@ pub trait DynGame: Send + Sync {
     fn bot_move(
         &self,
         kind: &str,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         rng: &mut GameRng,
     ) -> Result<Option<Value>, DynError>;
+}
+
+/// An applied move: the transition, and what the service stores of the move
+/// (its public part, and whether it stays private to the end), computed on the
+/// one parse of the action.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub transition: DynTransition,
+    pub public: Option<Value>,
+    pub private_until_end: bool,
 }
 
 /// The blanket adapter from a typed engine to [`DynGame`].
@@ -482,8 +523,8 @@ impl<G: Game> Erased<G> {
         data.downcast_ref::<G::Data>()
             .ok_or_else(|| DynError::Corrupt("component data of another game".into()))
     }
-    fn state(state: &Value) -> Result<G::State, DynError> {
-        parse_stored(state, "state")
+    fn state(state: &AnyState) -> Result<&G::State, DynError> {
+        state.get::<G::State>()
     }
     fn options(options: &Value) -> Result<G::Options, DynError> {
         Ok(parse_input(options, "invalid_options", "options object")?)
@@ -526,9 +567,9 @@ impl<G: Game> DynGame for Erased<G> {
         seats: usize,
         options: &Value,
         rng: &mut GameRng,
-    ) -> Result<Value, DynError> {
+    ) -> Result<AnyState, DynError> {
         let state = G::setup(Self::data(data)?, seats, &Self::options(options)?, rng)?;
-        to_value(&state)
+        Ok(AnyState::of(state))
     }
     fn from_position(
         &self,
@@ -536,55 +577,73 @@ impl<G: Game> DynGame for Erased<G> {
         seats: usize,
         options: &Value,
         position: &Value,
-    ) -> Result<Value, DynError> {
+    ) -> Result<AnyState, DynError> {
         let position: G::Position = parse_input(position, "invalid_position", "position")?;
         let state = G::from_position(Self::data(data)?, seats, &Self::options(options)?, position)?;
-        to_value(&state)
+        Ok(AnyState::of(state))
     }
-    fn progress(&self, state: &Value) -> Result<Progress, DynError> {
-        Ok(G::progress(&Self::state(state)?))
+    fn parse_state(&self, text: &str) -> Result<AnyState, DynError> {
+        serde_json::from_str::<G::State>(text)
+            .map(AnyState::of)
+            .map_err(|e| DynError::Corrupt(format!("stored state does not parse: {e}")))
     }
-    fn legal(&self, state: &Value, seat: Seat) -> Result<Option<Vec<Value>>, DynError> {
-        Ok(G::legal(&Self::state(state)?, seat))
+    fn state_text(&self, state: &AnyState) -> Result<String, DynError> {
+        serde_json::to_string(Self::state(state)?)
+            .map_err(|e| DynError::Corrupt(format!("cannot serialize: {e}")))
     }
-    fn validate(&self, state: &Value, seat: Seat, action: &Value) -> Result<Value, DynError> {
+    fn state_value(&self, state: &AnyState) -> Result<Value, DynError> {
+        to_value(Self::state(state)?)
+    }
+    fn progress(&self, state: &AnyState) -> Result<Progress, DynError> {
+        Ok(G::progress(Self::state(state)?))
+    }
+    fn legal(&self, state: &AnyState, seat: Seat) -> Result<Option<Vec<Value>>, DynError> {
+        Ok(G::legal(Self::state(state)?, seat))
+    }
+    fn validate(&self, state: &AnyState, seat: Seat, action: &Value) -> Result<Value, DynError> {
         let action: G::Action = parse_input(action, "invalid_action", "action")?;
-        G::validate(&Self::state(state)?, seat, &action)?;
+        G::validate(Self::state(state)?, seat, &action)?;
         to_value(&action)
     }
     fn apply(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
         rng: &mut GameRng,
-    ) -> Result<DynTransition, DynError> {
+    ) -> Result<Applied, DynError> {
         let action: G::Action = parse_input(action, "invalid_action", "action")?;
         let state = Self::state(state)?;
-        G::validate(&state, seat, &action)?;
-        let t = G::apply(&state, seat, &action, rng)?;
-        Ok(Transition {
-            state: to_value(&t.state)?,
-            completes_step: t.completes_step,
-            reveal: t.reveal,
-            events: t.events,
-            rounds: t.rounds,
+        G::validate(state, seat, &action)?;
+        let public = G::public_part(state, seat, &action);
+        let private_until_end = G::private_until_end(state, seat, &action);
+        let t = G::apply(state, seat, &action, rng)?;
+        Ok(Applied {
+            transition: Transition {
+                state: AnyState::of(t.state),
+                completes_step: t.completes_step,
+                reveal: t.reveal,
+                events: t.events,
+                rounds: t.rounds,
+            },
+            public,
+            private_until_end,
         })
     }
-    fn view(&self, state: &Value, viewer: Viewer) -> Result<Value, DynError> {
-        to_value(&G::view(&Self::state(state)?, viewer))
+    fn view(&self, state: &AnyState, viewer: Viewer) -> Result<Value, DynError> {
+        to_value(&G::view(Self::state(state)?, viewer))
     }
     fn public_part(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
     ) -> Result<Option<Value>, DynError> {
         let action: G::Action = parse_stored(action, "action")?;
-        Ok(G::public_part(&Self::state(state)?, seat, &action))
+        Ok(G::public_part(Self::state(state)?, seat, &action))
     }
-    fn null_move(&self, state: &Value, seat: Seat) -> Result<Option<Value>, DynError> {
-        match G::null_move(&Self::state(state)?, seat) {
+    fn null_move(&self, state: &AnyState, seat: Seat) -> Result<Option<Value>, DynError> {
+        match G::null_move(Self::state(state)?, seat) {
             Some(a) => Ok(Some(to_value(&a)?)),
             None => Ok(None),
         }
@@ -592,11 +651,11 @@ impl<G: Game> DynGame for Erased<G> {
     fn variant(&self, seats: usize, options: &Value) -> Result<String, DynError> {
         Ok(G::variant(seats, &Self::options(options)?))
     }
-    fn roles(&self, state: &Value) -> Result<Vec<Option<String>>, DynError> {
-        Ok(G::roles(&Self::state(state)?))
+    fn roles(&self, state: &AnyState) -> Result<Vec<Option<String>>, DynError> {
+        Ok(G::roles(Self::state(state)?))
     }
-    fn standings(&self, state: &Value) -> Result<Vec<i64>, DynError> {
-        Ok(G::standings(&Self::state(state)?))
+    fn standings(&self, state: &AnyState) -> Result<Vec<i64>, DynError> {
+        Ok(G::standings(Self::state(state)?))
     }
     fn bot_kinds(&self) -> Vec<&'static str> {
         std::iter::once(RANDOM_BOT)
@@ -606,33 +665,33 @@ impl<G: Game> DynGame for Erased<G> {
     fn bot_move(
         &self,
         kind: &str,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         rng: &mut GameRng,
     ) -> Result<Option<Value>, DynError> {
         let state = Self::state(state)?;
-        let Some(legal) = G::legal(&state, seat) else {
+        let Some(legal) = G::legal(state, seat) else {
             return Ok(None);
         };
         if kind == RANDOM_BOT {
             return Ok(super::legal::sample(&legal, rng));
         }
-        let view = G::view(&state, Viewer::Seat(seat));
+        let view = G::view(state, Viewer::Seat(seat));
         match G::bot_move(kind, &view, &legal, rng) {
             Some(a) => Ok(Some(to_value(&a)?)),
             None => Ok(None),
         }
     }
-    fn step_time_limit(&self, state: &Value) -> Result<Option<u64>, DynError> {
-        Ok(G::step_time_limit(&Self::state(state)?))
+    fn step_time_limit(&self, state: &AnyState) -> Result<Option<u64>, DynError> {
+        Ok(G::step_time_limit(Self::state(state)?))
     }
     fn private_until_end(
         &self,
-        state: &Value,
+        state: &AnyState,
         seat: Seat,
         action: &Value,
     ) -> Result<bool, DynError> {
         let action: G::Action = parse_stored(action, "action")?;
-        Ok(G::private_until_end(&Self::state(state)?, seat, &action))
+        Ok(G::private_until_end(Self::state(state)?, seat, &action))
     }
 }

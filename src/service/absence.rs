@@ -1,11 +1,11 @@
 //! A seat's own say about its presence: resigning (a forfeit) and returning after
 //! a bot stood in for it.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
 
 use super::Service;
-use super::matches::{ACTIVE, WAITING, forfeited_seats, not_found, state_of};
+use super::matches::{ACTIVE, WAITING, forfeited_seats, not_found};
 use super::models::MatchResponse;
 use super::moves::record_events;
 use super::outcome::ends_early;
@@ -89,7 +89,9 @@ impl Service {
             m.version += 1;
             m.updated_at = now;
             record_events(&tx, &m, &[event], now).await?;
-            let state = state_of(&m)?.unwrap_or(Value::Null);
+            let state = self
+                .state_of(&m)?
+                .ok_or_else(|| ApiError::internal("active match without state"))?;
             if to == FORFEITED && ends_early(m.seat_count as usize, &forfeited_seats(&seats)) {
                 self.finish_if_over(&tx, &mut m, &seats, &state, now)
                     .await?;

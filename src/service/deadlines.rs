@@ -6,14 +6,14 @@ use sea_orm::DatabaseTransaction;
 use serde_json::{Value, json};
 
 use super::Service;
-use super::matches::{ACTIVE, state_of};
+use super::matches::ACTIVE;
 use super::moves::{Author, record_events};
 use super::outcome::ends_early;
 use super::timing::{ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, seat_deadline};
 use super::with_retry;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{DynGame, Event, Progress};
+use crate::games::{AnyState, DynGame, Event, Progress};
 use crate::store;
 use crate::store::entities::{match_seats, matches};
 
@@ -66,7 +66,9 @@ impl Service {
             if m.status != ACTIVE {
                 break;
             }
-            let Some(state) = state_of(&m)? else { break };
+            let Some(state) = self.state_of(&m)? else {
+                break;
+            };
             let Progress::Active(prompt) = game.progress(&state)? else {
                 break;
             };
@@ -91,7 +93,9 @@ impl Service {
             self.count_move(&m.game, row.completes_step);
         }
         if m.status == ACTIVE {
-            let state = state_of(&m)?.unwrap_or(Value::Null);
+            let state = self
+                .state_of(&m)?
+                .ok_or_else(|| ApiError::internal("active match without state"))?;
             self.schedule(&mut m, &seats, &state)?;
             if m.deadline_at.is_some_and(|at| at <= now) && !self.progress_possible(game, &m)? {
                 // Nothing can be played for the seat (no null move): stop polling it.
@@ -116,11 +120,11 @@ impl Service {
         i: usize,
         why: Due,
         game: &dyn DynGame,
-        state: &Value,
+        state: &AnyState,
     ) -> Result<Option<(Value, Author)>, ApiError> {
         let seat = seats[i].seat as usize;
         let now = self.clock.now();
-        let null = |state: &Value| -> Result<Option<(Value, Author)>, ApiError> {
+        let null = |state: &AnyState| -> Result<Option<(Value, Author)>, ApiError> {
             Ok(game.null_move(state, seat)?.map(|a| (a, Author::Null)))
         };
         match why {
@@ -179,9 +183,9 @@ impl Service {
         &self,
         game: &dyn DynGame,
         kind: &str,
-        state: &Value,
+        state: &AnyState,
         seat: usize,
-        null: impl Fn(&Value) -> Result<Option<(Value, Author)>, ApiError>,
+        null: impl Fn(&AnyState) -> Result<Option<(Value, Author)>, ApiError>,
     ) -> Result<Option<(Value, Author)>, ApiError> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key)
@@ -196,7 +200,7 @@ impl Service {
 
     /// Whether some awaited seat of the match has a null move to play.
     fn progress_possible(&self, game: &dyn DynGame, m: &matches::Model) -> Result<bool, ApiError> {
-        let Some(state) = state_of(m)? else {
+        let Some(state) = self.state_of(m)? else {
             return Ok(false);
         };
         let Progress::Active(p) = game.progress(&state)? else {

@@ -12,7 +12,7 @@ use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::{GameRng, Seed, sha256_hex};
-use crate::games::{Progress, Viewer};
+use crate::games::{AnyState, Progress, Viewer};
 use crate::store::entities::{match_seats, matches};
 use crate::store::{self, MatchFilter};
 
@@ -198,15 +198,33 @@ pub(super) fn seed_of(m: &matches::Model) -> Result<Seed, ApiError> {
         .map_err(|_| ApiError::internal("stored seed is not 32 bytes"))
 }
 
-pub(super) fn state_of(m: &matches::Model) -> Result<Option<Value>, ApiError> {
-    m.state
-        .as_deref()
-        .map(serde_json::from_str)
-        .transpose()
-        .map_err(ApiError::internal)
-}
-
 impl Service {
+    /// The typed state stored in `m`: kept from an earlier parse of the same
+    /// text (see [`super::states`]), or parsed now and kept.
+    pub(super) fn state_of(&self, m: &matches::Model) -> Result<Option<AnyState>, ApiError> {
+        let Some(text) = m.state.as_deref() else {
+            return Ok(None);
+        };
+        if let Some(kept) = self.states.get(m.id, text) {
+            return Ok(Some(kept));
+        }
+        let state = self.game_of(&m.game)?.parse_state(text)?;
+        self.states.put(m.id, text, state.clone());
+        Ok(Some(state))
+    }
+
+    /// Stores `state` in `m` as text, and keeps it typed for the next reader.
+    pub(super) fn set_state(
+        &self,
+        m: &mut matches::Model,
+        state: &AnyState,
+    ) -> Result<(), ApiError> {
+        let text = self.game_of(&m.game)?.state_text(state)?;
+        self.states.put(m.id, &text, state.clone());
+        m.state = Some(text);
+        Ok(())
+    }
+
     pub async fn create_match(
         &self,
         me: &AuthenticatedPlayer,
@@ -634,7 +652,7 @@ impl Service {
         self.finish_if_over(tx, &mut m, &compacted, &state, now)
             .await?;
         self.schedule(&mut m, &compacted, &state)?;
-        m.state = Some(state.to_string());
+        self.set_state(&mut m, &state)?;
         Ok(m)
     }
 
@@ -699,7 +717,7 @@ impl Service {
                 .map(|s| s.seat as usize)
         });
         let over = m.status == FINISHED || m.status == ABORTED;
-        let state = state_of(m)?;
+        let state = self.state_of(m)?;
         let mut view = None;
         let mut prompt = None;
         let mut result = None;
@@ -782,7 +800,10 @@ impl Service {
             view,
             prompt,
             result,
-            final_state: if over { state } else { None },
+            final_state: match (&state, over) {
+                (Some(s), true) => Some(game.state_value(s)?),
+                _ => None,
+            },
             engine_version: m.engine_version.clone(),
             data_sha256: m.data_sha256.clone(),
             created_at: m.created_at,
@@ -901,7 +922,9 @@ impl Service {
                 continue;
             };
             let game = self.game_of(&m.game)?;
-            let Some(state) = state_of(m)? else { continue };
+            let Some(state) = self.state_of(m)? else {
+                continue;
+            };
             if let Progress::Active(p) = game.progress(&state)?
                 && p.awaiting.contains(&(seat.seat as usize))
                 && seat.presence != FORFEITED_PRESENCE

@@ -13,6 +13,7 @@ mod players;
 mod ratings;
 pub mod registry;
 pub mod replay;
+mod states;
 mod stats;
 pub mod streams;
 pub mod timing;
@@ -46,6 +47,9 @@ pub struct Service {
     hub: Arc<hub::Hub>,
     webhooks: crate::config::WebhookSettings,
     settled: SettledCache,
+    passwords: Arc<crate::auth::PasswordPool>,
+    states: states::StateCache,
+    credentials: players::CredentialCache,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -81,7 +85,37 @@ impl Service {
             hub,
             webhooks: Default::default(),
             settled: SettledCache::default(),
+            passwords: Arc::new(crate::auth::PasswordPool::new(
+                crate::config::default_password_hash_threads(),
+                std::time::Duration::from_millis(crate::config::DEFAULT_PASSWORD_HASH_WAIT_MS),
+            )),
+            states: states::StateCache::new(crate::config::DEFAULT_STATE_CACHE_MIB << 20),
+            credentials: players::CredentialCache::new(std::time::Duration::from_millis(
+                crate::config::DEFAULT_CREDENTIAL_CACHE_MS,
+            )),
         }
+    }
+
+    /// Answers credential checks from memory for `ttl` (zero: never).
+    pub fn with_credential_cache(mut self, ttl: std::time::Duration) -> Self {
+        self.credentials = players::CredentialCache::new(ttl);
+        self
+    }
+
+    /// Keeps at most `mib` MiB of parsed match states (0: none).
+    pub fn with_state_cache(mut self, mib: u64) -> Self {
+        self.states = states::StateCache::new(mib << 20);
+        self
+    }
+
+    /// Password hashing on `threads` threads, a request waiting at most `wait`.
+    pub fn with_password_hashing(mut self, threads: usize, wait: std::time::Duration) -> Self {
+        self.passwords = Arc::new(crate::auth::PasswordPool::new(threads, wait));
+        self
+    }
+
+    pub fn passwords(&self) -> &crate::auth::PasswordPool {
+        &self.passwords
     }
 
     /// The settle watermark, shared by every reader of the player feed in this
@@ -129,6 +163,17 @@ impl Service {
             .pool
             .with_label_values(&["in_use"])
             .set(size - idle);
+        let hashes = &self.metrics.password_hashes;
+        hashes
+            .with_label_values(&["running"])
+            .set(self.passwords.running() as i64);
+        hashes
+            .with_label_values(&["peak"])
+            .set(self.passwords.peak() as i64);
+        let (entries, bytes) = self.states.usage();
+        let cache = &self.metrics.state_cache;
+        cache.with_label_values(&["entries"]).set(entries as i64);
+        cache.with_label_values(&["bytes"]).set(bytes as i64);
         Ok(self.metrics.render())
     }
 

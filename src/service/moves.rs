@@ -4,7 +4,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::matches::{ACTIVE, FINISHED, forfeited_seats, not_found, seed_of, state_of};
+use super::matches::{ACTIVE, FINISHED, forfeited_seats, not_found, seed_of};
 use super::models::{
     EventPage, EventResponse, LedgerResponse, MovePage, MoveReceipt, MoveResponse, PlayerRef,
     RoundPage, RoundResponse, RoundSeatResponse,
@@ -15,7 +15,7 @@ use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{Audience, Event, Progress, RoundRecord};
+use crate::games::{AnyState, Applied, Audience, Event, Progress, RoundRecord};
 use crate::store::entities::{
     events, ledger, match_results, match_seats, matches, moves, round_seats, rounds,
 };
@@ -193,7 +193,7 @@ impl Service {
         let seat = seats[mine].seat;
         let game = self.game_of(&m.game)?;
         // Parsed once; everything below works on this.
-        let state = state_of(&m)?;
+        let state = self.state_of(&m)?;
         let same_move = |prev: &moves::Model| -> Result<bool, ApiError> {
             let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
             Ok(prev.step == req.step
@@ -366,7 +366,7 @@ impl Service {
         tx: &DatabaseTransaction,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
-        state: &Value,
+        state: &AnyState,
         seat: usize,
         player: Option<Uuid>,
         action: Value,
@@ -392,7 +392,7 @@ impl Service {
         batch: &mut store::Batch,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
-        state: &Value,
+        state: &AnyState,
         seat: usize,
         player: Option<Uuid>,
         action: Value,
@@ -400,10 +400,12 @@ impl Service {
     ) -> Result<moves::Model, ApiError> {
         let game = self.game_of(&m.game)?;
         let id = m.id;
-        let public = game.public_part(state, seat, &action)?;
-        let private_until_end = game.private_until_end(state, seat, &action)?;
         let seed = seed_of(m)?;
-        let t = game.apply(
+        let Applied {
+            transition: t,
+            public,
+            private_until_end,
+        } = game.apply(
             state,
             seat,
             &action,
@@ -474,7 +476,7 @@ impl Service {
         self.finish_batched(tx, batch, m, seats, &t.state, now)
             .await?;
         self.schedule(m, seats, &t.state)?;
-        m.state = Some(t.state.to_string());
+        self.set_state(m, &t.state)?;
         Ok(row)
     }
 
@@ -486,7 +488,7 @@ impl Service {
         tx: &DatabaseTransaction,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
-        state: &Value,
+        state: &AnyState,
         now: DateTime<Utc>,
     ) -> Result<bool, ApiError> {
         self.finish_batched(tx, &mut store::Batch::default(), m, seats, state, now)
@@ -501,7 +503,7 @@ impl Service {
         batch: &mut store::Batch,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
-        state: &Value,
+        state: &AnyState,
         now: DateTime<Utc>,
     ) -> Result<bool, ApiError> {
         let game = self.game_of(&m.game)?;
@@ -571,7 +573,7 @@ impl Service {
         &self,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
-        state: &Value,
+        state: &AnyState,
     ) -> Result<(), ApiError> {
         let game = self.game_of(&m.game)?;
         m.deadline_at = match game.progress(state)? {

@@ -2,7 +2,7 @@
 //! forfeited seat below every other, or an early end when fewer than two seats
 //! are left in play. Pure, so that replay verification reaches the same result.
 
-use serde_json::Value;
+use crate::games::AnyState;
 
 use crate::games::{DynError, DynGame, Outcome, Placing, Progress, Seat};
 
@@ -14,7 +14,7 @@ pub fn ends_early(seats: usize, forfeited: &[Seat]) -> bool {
 /// The final placings, or None while the match goes on.
 pub fn final_outcome(
     game: &dyn DynGame,
-    state: &Value,
+    state: &AnyState,
     seats: usize,
     forfeited: &[Seat],
 ) -> Result<Option<Outcome>, DynError> {

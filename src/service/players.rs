@@ -4,8 +4,7 @@ use uuid::Uuid;
 use super::models::{PlayerRef, PlayerResponse, TokenResponse};
 use super::{Service, with_retry};
 use crate::auth::{
-    API_TOKEN_PREFIX, AuthenticatedPlayer, Credential, Scopes, api_token_hash, hash_password,
-    verify_password,
+    API_TOKEN_PREFIX, AuthenticatedPlayer, Credential, HashError, Scopes, api_token_hash,
 };
 use crate::errors::ApiError;
 use crate::store::{self, entities::players};
@@ -21,22 +20,94 @@ fn valid_name(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
-/// A real hash to verify against when the name is unknown, so that such a login
-/// costs as much as one for a known name and its timing does not reveal which
-/// names exist.
-fn dummy_hash() -> String {
-    static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    DUMMY
-        .get_or_init(|| hash_password("not a password of anybody").unwrap_or_default())
-        .clone()
+/// A real hash (the default parameters) to verify against when the name is
+/// unknown, so that such a login costs as much as one for a known name and its
+/// timing does not reveal which names exist.
+const DUMMY_HASH: &str =
+    "$argon2id$v=19$m=19456,t=2,p=1$bm90IGFueWJvZHkncw$GBg1PiU+uVWVgXjdvYH8zhk4MqhuLLY+1WS1L0N3fGo";
+
+/// What a credential check looked up: a JWT's player at its password version,
+/// or an API token by its hash.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(super) enum CredentialKey {
+    Jwt(Uuid, i64),
+    ApiToken(String),
 }
 
-pub(super) async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(ApiError::internal)
+/// Credential checks answered from memory for a short time (`CREDENTIAL_CACHE_MS`,
+/// 2 s by default), so that a move and its read do not each begin with a
+/// database read of the caller's account. The trade-off: a revocation or a
+/// password change made through another replica takes effect here within that
+/// time (at once through this one, which forgets every entry); an expiry is
+/// checked on every request.
+pub(super) struct CredentialCache {
+    entries: Option<quick_cache::sync::Cache<CredentialKey, CachedCredential>>,
+    ttl: std::time::Duration,
+}
+
+#[derive(Clone)]
+pub(super) struct CachedCredential {
+    checked: std::time::Instant,
+    player: AuthenticatedPlayer,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// Enough for every active player of a large server; an entry is a few hundred bytes.
+const CREDENTIAL_CACHE_ENTRIES: usize = 16_384;
+
+impl CredentialCache {
+    pub(super) fn new(ttl: std::time::Duration) -> Self {
+        Self {
+            entries: (!ttl.is_zero())
+                .then(|| quick_cache::sync::Cache::new(CREDENTIAL_CACHE_ENTRIES)),
+            ttl,
+        }
+    }
+
+    fn get(
+        &self,
+        key: &CredentialKey,
+    ) -> Option<(AuthenticatedPlayer, Option<chrono::DateTime<chrono::Utc>>)> {
+        let e = self.entries.as_ref()?.get(key)?;
+        (e.checked.elapsed() < self.ttl).then_some((e.player, e.expires_at))
+    }
+
+    fn put(
+        &self,
+        key: CredentialKey,
+        player: AuthenticatedPlayer,
+        expires_at: Option<chrono::DateTime<chrono::Utc>>,
+    ) {
+        if let Some(entries) = &self.entries {
+            let checked = std::time::Instant::now();
+            entries.insert(
+                key,
+                CachedCredential {
+                    checked,
+                    player,
+                    expires_at,
+                },
+            );
+        }
+    }
+
+    /// After a revocation or a password change here: every check reads again.
+    pub(super) fn clear(&self) {
+        if let Some(entries) = &self.entries {
+            entries.clear();
+        }
+    }
+}
+
+impl From<HashError> for ApiError {
+    fn from(e: HashError) -> Self {
+        match e {
+            HashError::Busy => ApiError::unavailable(
+                "Too many password checks are running; try again in a moment.",
+            ),
+            HashError::Failed(cause) => ApiError::internal(cause),
+        }
+    }
 }
 
 impl Service {
@@ -51,10 +122,7 @@ impl Service {
         if store::player_by_name(&self.db, name).await?.is_some() {
             return Err(name_taken());
         }
-        let pw = password.to_owned();
-        let hash = blocking(move || hash_password(&pw))
-            .await?
-            .map_err(ApiError::internal)?;
+        let hash = self.passwords.hash(password).await?;
         let row = players::Model {
             id: Uuid::now_v7(),
             name: name.to_owned(),
@@ -78,9 +146,10 @@ impl Service {
         } else {
             None
         };
-        let hash = found.as_ref().map(|p| p.password_hash.clone());
-        let pw = password.to_owned();
-        let ok = blocking(move || verify_password(&pw, &hash.unwrap_or_else(dummy_hash))).await?;
+        let hash = found
+            .as_ref()
+            .map_or(DUMMY_HASH, |p| p.password_hash.as_str());
+        let ok = self.passwords.verify(password, hash).await?;
         let player = match found {
             Some(p) if ok && !p.is_bot => p,
             _ => {
@@ -125,17 +194,13 @@ impl Service {
         let found = store::credentials_by_id(&self.db, me.id)
             .await?
             .ok_or_else(|| ApiError::unauthorized("invalid_token", "The player does not exist."))?;
-        let (pw, hash) = (current.to_owned(), found.password_hash.clone());
-        if !blocking(move || verify_password(&pw, &hash)).await? {
+        if !self.passwords.verify(current, &found.password_hash).await? {
             return Err(ApiError::forbidden(
                 "wrong_password",
                 "The current password is wrong.",
             ));
         }
-        let pw = new.to_owned();
-        let hash = blocking(move || hash_password(&pw))
-            .await?
-            .map_err(ApiError::internal)?;
+        let hash = self.passwords.hash(new).await?;
         let now = self.clock.now();
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
@@ -151,6 +216,7 @@ impl Service {
             tx.commit().await?;
             Ok::<_, ApiError>(())
         })?;
+        self.credentials.clear();
         tracing::info!(player.id = %me.id, revoke_api_tokens, "password changed");
         self.issue_jwt(found.id, found.name, found.password_version + 1)
     }
@@ -163,9 +229,15 @@ impl Service {
         let refuse = |why: &str| ApiError::unauthorized("invalid_token", why.to_owned());
         let now = self.clock.now();
         if token.starts_with(API_TOKEN_PREFIX) {
-            let Some((row, Some(owner))) =
-                store::api_token_by_hash(&self.db, &api_token_hash(token)).await?
-            else {
+            let hash = api_token_hash(token);
+            let key = CredentialKey::ApiToken(hash.clone());
+            if let Some((player, expires_at)) = self.credentials.get(&key) {
+                if expires_at.is_some_and(|at| at <= now) {
+                    return Err(refuse("The API token has expired."));
+                }
+                return Ok(player);
+            }
+            let Some((row, Some(owner))) = store::api_token_by_hash(&self.db, &hash).await? else {
                 return Err(refuse("The API token is not valid."));
             };
             if row.revoked_at.is_some() {
@@ -187,19 +259,25 @@ impl Service {
                     }
                 });
             }
-            return Ok(AuthenticatedPlayer {
+            let player = AuthenticatedPlayer {
                 id: owner.id,
                 name: owner.name,
                 credential: Credential::ApiToken {
                     id: row.id,
                     scopes: Scopes::parse(&row.scopes),
                 },
-            });
+            };
+            self.credentials.put(key, player.clone(), row.expires_at);
+            return Ok(player);
         }
         let claims = self
             .jwt
             .verify(token, now)
             .ok_or_else(|| refuse("The access token is not valid or has expired."))?;
+        let key = CredentialKey::Jwt(claims.sub, claims.pwv);
+        if let Some((player, _)) = self.credentials.get(&key) {
+            return Ok(player);
+        }
         let player = store::credentials_by_id(&self.db, claims.sub)
             .await?
             .filter(|p| !p.is_bot)
@@ -209,11 +287,13 @@ impl Service {
                 "The access token was issued before the last password change; log in again.",
             ));
         }
-        Ok(AuthenticatedPlayer {
+        let player = AuthenticatedPlayer {
             id: player.id,
             name: player.name,
             credential: Credential::Password,
-        })
+        };
+        self.credentials.put(key, player.clone(), None);
+        Ok(player)
     }
 
     pub async fn player_by_name(&self, name: &str) -> Result<PlayerResponse, ApiError> {
@@ -260,4 +340,19 @@ fn name_taken() -> ApiError {
 
 pub(super) fn player_not_found() -> ApiError {
     ApiError::not_found("player_not_found", "No player has that name.")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_dummy_hash_is_a_full_cost_argon2id_hash() {
+        let parsed = argon2::PasswordHash::new(super::DUMMY_HASH).expect("a PHC string");
+        let params = argon2::Params::try_from(&parsed).expect("argon2 parameters");
+        let default = argon2::Params::default();
+        assert_eq!(
+            (params.m_cost(), params.t_cost(), params.p_cost()),
+            (default.m_cost(), default.t_cost(), default.p_cost())
+        );
+        assert_eq!(parsed.hash.map(|h| h.len()), Some(32));
+    }
 }

@@ -218,7 +218,8 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
                         &mv.action,
                         &mut GameRng::for_step(&seed, step as u64),
                     ) {
-                        Ok(t) => {
+                        Ok(applied) => {
+                            let t = applied.transition;
                             if t.completes_step {
                                 step += 1;
                             }
@@ -352,10 +353,9 @@ impl Service {
                     .collect(),
             })
             .collect();
-        let result = match (m.status == FINISHED, &m.state) {
+        let result = match (m.status == FINISHED, self.state_of(&m)?) {
             (true, Some(state)) => {
                 let game = self.game_of(&m.game)?;
-                let state: Value = serde_json::from_str(state).map_err(ApiError::internal)?;
                 let forfeited = super::matches::forfeited_seats(&seats);
                 final_outcome(game, &state, m.seat_count as usize, &forfeited)?
                     .map(|o| placings(&o))

@@ -122,6 +122,7 @@ impl Service {
         id: Uuid,
     ) -> Result<(), ApiError> {
         if store::revoke_api_token(&self.db, me.id, id, self.clock.now()).await? {
+            self.credentials.clear();
             tracing::info!(player.id = %me.id, token.id = %id, "API token revoked");
             Ok(())
         } else {

@@ -25,7 +25,11 @@ use crate::config::{DatabaseKind, Settings};
 /// Opens the pool: SQLite in WAL mode with a few connections, Postgres sized for the machine.
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let kind = settings.database_kind()?;
-    let mut opts = ConnectOptions::new(settings.database_url.clone());
+    let url = match kind {
+        DatabaseKind::Postgres => loopback_without_tls(&settings.database_url),
+        DatabaseKind::Sqlite => settings.database_url.clone(),
+    };
+    let mut opts = ConnectOptions::new(url);
     opts.sqlx_logging(false)
         .acquire_timeout(Duration::from_secs(10))
         .connect_timeout(Duration::from_secs(10));
@@ -49,6 +53,38 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
         }
     }
     Ok(Database::connect(opts).await?)
+}
+
+/// A Postgres URL to a server on this machine (a loopback address or a Unix
+/// socket) that names no `sslmode` gets `sslmode=disable`. libpq's default,
+/// `prefer`, negotiates TLS wherever the server offers it, and on loopback that
+/// protects nothing while costing a sixth of the server's CPU per move (rustls
+/// on every statement). A URL that names `sslmode`, or any other host, is kept
+/// as written: TLS to a remote database stays the default.
+pub fn loopback_without_tls(database_url: &str) -> String {
+    let Ok(mut url) = url::Url::parse(database_url) else {
+        return database_url.to_owned();
+    };
+    if url.query_pairs().any(|(k, _)| k == "sslmode") {
+        return database_url.to_owned();
+    }
+    let host_is_socket = url
+        .query_pairs()
+        .any(|(k, v)| k == "host" && v.starts_with('/'));
+    let local = match url.host() {
+        // `postgres:` is not a special scheme, so an IPv4 host arrives as a name.
+        Some(url::Host::Domain(d)) => {
+            d == "localhost" || d.parse::<std::net::IpAddr>().is_ok_and(|a| a.is_loopback())
+        }
+        Some(url::Host::Ipv4(a)) => a.is_loopback(),
+        Some(url::Host::Ipv6(a)) => a.is_loopback(),
+        None => true,
+    };
+    if !(local || host_is_socket) {
+        return database_url.to_owned();
+    }
+    url.query_pairs_mut().append_pair("sslmode", "disable");
+    url.to_string()
 }
 
 /// Runs every pending migration, once however many replicas start together: on
@@ -125,6 +161,34 @@ pub fn pool_usage(db: &DatabaseConnection) -> (i64, i64) {
         _ => {
             let p = db.get_sqlite_connection_pool();
             (i64::from(p.size()), p.num_idle() as i64)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tls_tests {
+    use super::loopback_without_tls as f;
+
+    #[test]
+    fn loopback_urls_without_sslmode_turn_tls_off_and_nothing_else_changes() {
+        assert_eq!(
+            f("postgres://postgres@127.0.0.1:5432/db"),
+            "postgres://postgres@127.0.0.1:5432/db?sslmode=disable"
+        );
+        assert_eq!(
+            f("postgres://u@localhost/db?application_name=x"),
+            "postgres://u@localhost/db?application_name=x&sslmode=disable"
+        );
+        assert_eq!(
+            f("postgres://u@[::1]/db"),
+            "postgres://u@[::1]/db?sslmode=disable"
+        );
+        for kept in [
+            "postgres://u@127.0.0.1/db?sslmode=require",
+            "postgres://u@db.example.com/db",
+            "postgres://u@10.0.0.5:5432/db",
+        ] {
+            assert_eq!(f(kept), kept);
         }
     }
 }

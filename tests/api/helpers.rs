@@ -87,6 +87,10 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,
         webhooks: Default::default(),
+        password_hash_threads: 2,
+        password_hash_wait_ms: 60_000,
+        state_cache_mib: 32,
+        credential_cache_ms: 2000,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()

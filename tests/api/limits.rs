@@ -326,3 +326,71 @@ async fn cors_preflight_answers_for_an_allowed_origin_and_not_for_another() {
     let none = preflight(&plain, allowed).await;
     assert!(!none.headers.contains_key("access-control-allow-origin"));
 }
+
+/// The `password_hashes{state="…"}` gauge of /metrics.
+async fn password_hashes(app: &TestApp, state: &str) -> i64 {
+    let text = app.get("/metrics", None).await.text;
+    let prefix = format!("sealed_orders_password_hashes{{state=\"{state}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {prefix} in /metrics"))
+}
+
+#[tokio::test]
+async fn concurrent_failed_logins_never_run_more_hashes_at_once_than_the_pool_has_threads() {
+    let (app, _) = spawn_app_with(|s| {
+        s.password_hash_threads = 2;
+        s.rate_limit_auth_per_min = 0;
+    })
+    .await;
+    app.player("victim").await;
+    let attempts: Vec<_> = (0..24)
+        .map(|i| {
+            let body = json!({"name": if i % 2 == 0 { "victim" } else { "nobody" }, "password": "wrong-password"});
+            let app = &app;
+            async move { app.post("/api/v1/auth/token", None, &body).await }
+        })
+        .collect();
+    for r in futures_util::future::join_all(attempts).await {
+        r.problem(401, "invalid_credentials");
+    }
+    let peak = password_hashes(&app, "peak").await;
+    assert!((1..=2).contains(&peak), "peak {peak}");
+    assert_eq!(password_hashes(&app, "running").await, 0);
+}
+
+#[tokio::test]
+async fn a_login_that_finds_every_hashing_thread_busy_past_its_wait_gets_503_with_retry_after() {
+    let (app, _) = spawn_app_with(|s| {
+        s.password_hash_threads = 1;
+        s.password_hash_wait_ms = 0;
+        s.rate_limit_auth_per_min = 0;
+    })
+    .await;
+    app.player("victim").await;
+    let attempts: Vec<_> = (0..16)
+        .map(|_| {
+            let body = json!({"name": "victim", "password": "wrong-password"});
+            let app = &app;
+            async move { app.post("/api/v1/auth/token", None, &body).await }
+        })
+        .collect();
+    // Which attempts find the thread free depends on timing; what each gets
+    // does not: a refusal for the password or a 503 to come back later, never
+    // a queue without bound.
+    let (mut refused, mut busy) = (0, 0);
+    for r in futures_util::future::join_all(attempts).await {
+        if r.status.as_u16() == 503 {
+            r.problem(503, "busy");
+            assert_eq!(header(&r, "retry-after"), "1");
+            busy += 1;
+        } else {
+            r.problem(401, "invalid_credentials");
+            refused += 1;
+        }
+    }
+    assert_eq!(refused + busy, 16);
+    assert!(refused >= 1);
+    assert_eq!(password_hashes(&app, "peak").await, 1);
+}

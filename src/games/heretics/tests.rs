@@ -971,6 +971,7 @@ fn a_position_is_accepted_as_json_with_defaults() {
             &json!({"hand": [["hussites:3"], ["reformers:8"]], "city_deck": ["filler0"]}),
         )
         .expect("valid");
+    let state = g.state_value(&state).expect("state");
     assert_eq!(state["factions"], json!(["hussites", "reformers"]));
     assert_eq!(state["wave"], json!(1));
 }
@@ -1439,7 +1440,8 @@ fn a_full_game_plays_through_the_type_erased_json_interface_with_null_moves() {
         );
         let t = g
             .apply(&state, seat, &action, &mut GameRng::for_step(&seed, step))
-            .expect("apply");
+            .expect("apply")
+            .transition;
         if t.completes_step {
             step += 1;
         }
