@@ -30,7 +30,7 @@
 #   SERVER_BIN        measure this server binary instead of the one just built
 #                     (an older build, for a before/after pair)
 #
-# Logs and the copied server binary go to target/load-bench-<time>/.
+# Logs and the copied server binary go to $CARGO_TARGET_DIR (or target)/load-bench-<time>/.
 #
 # Needs: psql, pgbench, createdb/dropdb rights for the user in PG_URL (trust auth here).
 # Changes nothing but the databases pgbench_so, so_load_<time> (and so_queries_<time>).
@@ -52,7 +52,7 @@ PORT=${PORT:-$((20000 + RANDOM % 20000))}
 COUNT_QUERIES=${COUNT_QUERIES:-0}
 STAMP=$(date +%Y%m%d%H%M%S)
 DB=so_load_$STAMP
-WORK=target/load-bench-$STAMP
+WORK=${CARGO_TARGET_DIR:-target}/load-bench-$STAMP
 SERVER_PID=
 mkdir -p "$WORK"
 
@@ -121,10 +121,16 @@ say "building (release server, load generator)"
 # changes nothing measured here.
 # One cargo invocation for both: built apart, the dev-dependencies' features
 # would make cargo compile the library twice.
-cargo build -q --release --bin sealed-orders --bench load
-cp "${SERVER_BIN:-target/release/sealed-orders}" "$WORK/sealed-orders"
-LOADER=$(cargo build -q --release --bin sealed-orders --bench load --message-format=json \
-  | grep '"name":"load"' | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+# The executables are located from cargo's own report, so a CARGO_TARGET_DIR
+# elsewhere works as well as ./target.
+BUILT=$(cargo build -q --release --bin sealed-orders --bench load --message-format=json)
+executable() { # TARGET-NAME
+  grep "\"name\":\"$1\"" <<<"$BUILT" | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1
+}
+SERVER_BUILT=$(executable sealed-orders)
+[ -x "$SERVER_BUILT" ] || { echo "cannot find the server's executable" >&2; exit 1; }
+cp "${SERVER_BIN:-$SERVER_BUILT}" "$WORK/sealed-orders"
+LOADER=$(executable load)
 [ -x "$LOADER" ] || { echo "cannot find the load generator's executable" >&2; exit 1; }
 cp "$LOADER" "$WORK/load"
 LOADER=$WORK/load

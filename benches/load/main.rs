@@ -1111,9 +1111,12 @@ async fn run(args: Args) -> i32 {
             mib(after.hwm_kib)
         );
         result.push_str(&format!(
-            " server_vmhwm_mib={:.1} server_drive_peak_rss_mib={:.1}",
+            " server_vmhwm_mib={:.1} server_drive_peak_rss_mib={:.1} server_setup_peak_rss_mib={:.1} server_before_rss_mib={:.1} server_after_rss_mib={:.1}",
             mib(after.hwm_kib),
-            mib(drive_peak)
+            mib(drive_peak),
+            mib(setup_peak),
+            mib(before.rss_kib),
+            mib(after.rss_kib)
         ));
     }
     println!("{result}");
