@@ -31,7 +31,7 @@ pub struct Settings {
     /// one host); 0 turns this one off.
     pub rate_limit_moves_per_min_per_address: u32,
     /// Peers whose X-Forwarded-For names the client address.
-    pub trusted_proxies: Vec<crate::ratelimit::Network>,
+    pub trusted_proxies: Vec<crate::network::Network>,
     /// Origins browsers may call the API from; empty: no CORS headers at all.
     pub cors_origins: Vec<String>,
     /// Overrides of the embedded component data: `DATA_DIR/<game>/<file>.json`.

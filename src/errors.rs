@@ -180,12 +180,30 @@ impl From<DynError> for ApiError {
 
 impl From<sea_orm::DbErr> for ApiError {
     fn from(e: sea_orm::DbErr) -> Self {
-        if crate::store::is_contention(&e) {
+        if is_contention(&e) {
             tracing::warn!(error = %e, "database contention");
             return Self::unavailable("The server is busy; try again shortly.");
         }
         Self::internal(e)
     }
+}
+
+/// Whether an error is contention worth a retry (serialization failure, deadlock,
+/// SQLite busy, pool exhaustion) rather than a fault.
+fn is_contention(e: &sea_orm::DbErr) -> bool {
+    let text = e.to_string();
+    [
+        "database is locked",
+        "SQLITE_BUSY",
+        "40001",
+        "40P01",
+        "could not serialize",
+        "deadlock detected",
+        "pool timed out",
+        "PoolTimedOut",
+    ]
+    .iter()
+    .any(|needle| text.contains(needle))
 }
 
 /// Error handlers for actix's own extractors, so that malformed input gets a

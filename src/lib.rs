@@ -7,6 +7,7 @@ pub mod cors;
 pub mod errors;
 pub mod games;
 pub mod metrics;
+pub mod network;
 pub mod openapi;
 pub mod ratelimit;
 pub mod service;

@@ -17,7 +17,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponseBuilder};
 use uuid::Uuid;
 
-pub use address::{Network, bucket_address, client_address};
+pub use crate::network::Network;
+pub use address::{bucket_address, client_address};
 pub use bucket::{Key, Limiter, Quota};
 
 use crate::config::Settings;

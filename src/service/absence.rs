@@ -5,9 +5,8 @@ use serde_json::json;
 use uuid::Uuid;
 
 use super::Service;
-use super::matches::{ACTIVE, WAITING, forfeited_seats, not_found};
+use super::lifecycle::{ACTIVE, WAITING, forfeited_seats, not_found, record_events};
 use super::models::MatchResponse;
-use super::moves::record_events;
 use super::outcome::ends_early;
 use super::timing::{ABSENT, FORFEITED, PRESENT};
 use super::with_retry;

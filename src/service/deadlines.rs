@@ -6,8 +6,8 @@ use sea_orm::DatabaseTransaction;
 use serde_json::{Value, json};
 
 use super::Service;
-use super::matches::ACTIVE;
-use super::moves::{Author, record_events};
+use super::lifecycle::{ACTIVE, forfeited_seats, record_events};
+use super::moves::Author;
 use super::outcome::ends_early;
 use super::timing::{ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, seat_deadline};
 use super::with_retry;
@@ -151,10 +151,7 @@ impl Service {
                 ];
                 record_events(tx, m, &events, now).await?;
                 tracing::info!(match.id = %m.id, seat, "deadline passed: seat forfeited");
-                if ends_early(
-                    m.seat_count as usize,
-                    &super::matches::forfeited_seats(seats),
-                ) {
+                if ends_early(m.seat_count as usize, &forfeited_seats(seats)) {
                     self.finish_if_over(tx, m, seats, state, now).await?;
                     return Ok(None);
                 }

@@ -16,17 +16,15 @@ use crate::games::{AnyState, Progress, Viewer};
 use crate::store::entities::{match_seats, matches};
 use crate::store::{self, MatchFilter};
 
+use super::lifecycle::{
+    ABORTED, ACTIVE, FINISHED, WAITING, forfeited_seats, not_found, record_events, seed_of,
+};
 use super::outcome::final_outcome;
 use super::timing::{
     DEFAULT_ABSENT_LIMIT, FORFEITED as FORFEITED_PRESENCE, POLICY_BOT, POLICY_FORFEIT, PRESENT,
     seat_deadline,
 };
 use crate::games::Event;
-
-pub const WAITING: &str = "waiting";
-pub const ACTIVE: &str = "active";
-pub const FINISHED: &str = "finished";
-pub const ABORTED: &str = "aborted";
 
 pub struct CreateMatch {
     pub game: String,
@@ -173,29 +171,10 @@ fn seat_response(
 }
 
 /// The seats that forfeited, in seat order.
-pub(super) fn forfeited_seats(seats: &[match_seats::Model]) -> Vec<usize> {
-    seats
-        .iter()
-        .filter(|s| s.presence == FORFEITED_PRESENCE)
-        .map(|s| s.seat as usize)
-        .collect()
-}
-
-pub(super) fn not_found() -> ApiError {
-    ApiError::not_found("match_not_found", "No match has that id.")
-}
-
 fn new_seed() -> Result<Seed, ApiError> {
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
     Ok(seed)
-}
-
-pub(super) fn seed_of(m: &matches::Model) -> Result<Seed, ApiError> {
-    m.seed
-        .as_slice()
-        .try_into()
-        .map_err(|_| ApiError::internal("stored seed is not 32 bytes"))
 }
 
 impl Service {
@@ -381,7 +360,7 @@ impl Service {
         if let Some(kind) = bot {
             data["bot"] = kind.into();
         }
-        super::moves::record_events(tx, m, &[Event::public("player_joined", data)], now).await?;
+        record_events(tx, m, &[Event::public("player_joined", data)], now).await?;
         Ok(seat)
     }
 
@@ -530,7 +509,7 @@ impl Service {
                 m.finished_at = Some(now);
                 events.push(Event::public("match_aborted", serde_json::json!({})));
             }
-            super::moves::record_events(&tx, &m, &events, now).await?;
+            record_events(&tx, &m, &events, now).await?;
             store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
             Ok::<_, ApiError>(m)
@@ -554,7 +533,7 @@ impl Service {
             m.updated_at = now;
             m.version += 1;
             let aborted = Event::public("match_aborted", serde_json::json!({}));
-            super::moves::record_events(&tx, &m, &[aborted], now).await?;
+            record_events(&tx, &m, &[aborted], now).await?;
             store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
             Ok::<_, ApiError>(m)
@@ -648,7 +627,7 @@ impl Service {
                 "rated": m.rated,
             }),
         );
-        super::moves::record_events(tx, &m, &[started], now).await?;
+        record_events(tx, &m, &[started], now).await?;
         self.finish_if_over(tx, &mut m, &compacted, &state, now)
             .await?;
         self.schedule(&mut m, &compacted, &state)?;

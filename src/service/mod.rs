@@ -5,6 +5,7 @@ pub mod clock;
 pub mod data;
 mod deadlines;
 pub mod hub;
+mod lifecycle;
 mod matches;
 pub mod models;
 mod moves;

@@ -1,10 +1,12 @@
 use chrono::{DateTime, Utc};
-use sea_orm::ActiveValue::{NotSet, Set};
+use sea_orm::ActiveValue::NotSet;
 use sea_orm::{ConnectionTrait, DatabaseTransaction};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use super::matches::{ACTIVE, FINISHED, forfeited_seats, not_found, seed_of};
+use super::lifecycle::{
+    ACTIVE, FINISHED, WAITING, event_rows, forfeited_seats, not_found, record_events, seed_of,
+};
 use super::models::{
     EventPage, EventResponse, LedgerResponse, MovePage, MoveReceipt, MoveResponse, PlayerRef,
     RoundPage, RoundResponse, RoundSeatResponse,
@@ -15,9 +17,9 @@ use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{AnyState, Applied, Audience, Event, Progress, RoundRecord};
+use crate::games::{AnyState, Applied, Event, Progress, RoundRecord};
 use crate::store::entities::{
-    events, ledger, match_results, match_seats, matches, moves, round_seats, rounds,
+    ledger, match_results, match_seats, matches, moves, round_seats, rounds,
 };
 use crate::store::{self, RoundRows};
 
@@ -52,40 +54,6 @@ fn receipt(m: &moves::Model) -> Result<MoveReceipt, ApiError> {
         version: m.version_after,
         accepted_at: m.created_at,
     })
-}
-
-/// Stores events of a match at its current version.
-pub(super) async fn record_events(
-    tx: &DatabaseTransaction,
-    m: &matches::Model,
-    events: &[Event],
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    Ok(store::insert_events(tx, event_rows(m, events, now)).await?)
-}
-
-/// The rows of events of a match at its current version.
-fn event_rows(
-    m: &matches::Model,
-    events: &[Event],
-    now: DateTime<Utc>,
-) -> Vec<events::ActiveModel> {
-    events
-        .iter()
-        .map(|e| events::ActiveModel {
-            id: NotSet,
-            match_id: Set(m.id),
-            version: Set(m.version),
-            audience_seat: Set(match e.audience {
-                Audience::Public => None,
-                Audience::Seat(s) => Some(s as i32),
-            }),
-            kind: Set(e.kind.clone()),
-            data: Set(e.data.to_string()),
-            created_at: Set(now),
-            tx: NotSet,
-        })
-        .collect()
 }
 
 fn round_rows(
@@ -607,7 +575,7 @@ impl Service {
         let m = store::match_by_id(&self.db, id)
             .await?
             .ok_or_else(not_found)?;
-        let over = m.status != ACTIVE && m.status != super::matches::WAITING;
+        let over = m.status != ACTIVE && m.status != WAITING;
         let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
         let (seats, my_seat) = self.caller_seat(caller, id).await?;
         let names = self.names(&self.db, &seats, None).await?;
@@ -658,7 +626,7 @@ impl Service {
         let m = store::match_by_id(&self.db, id)
             .await?
             .ok_or_else(not_found)?;
-        let over = m.status != ACTIVE && m.status != super::matches::WAITING;
+        let over = m.status != ACTIVE && m.status != WAITING;
         let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
         let (_, my_seat) = self.caller_seat(caller, id).await?;
         let mut rows = store::events_of(&self.db, id, my_seat, over, after, limit + 1).await?;

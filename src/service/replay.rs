@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::matches::{ABORTED, FINISHED, not_found, seed_of};
+use super::lifecycle::{ABORTED, FINISHED, forfeited_seats, not_found, seed_of};
 use super::outcome::final_outcome;
 use super::{Service, data};
 use crate::errors::ApiError;
@@ -356,7 +356,7 @@ impl Service {
         let result = match (m.status == FINISHED, self.state_of(&m)?) {
             (true, Some(state)) => {
                 let game = self.game_of(&m.game)?;
-                let forfeited = super::matches::forfeited_seats(&seats);
+                let forfeited = forfeited_seats(&seats);
                 final_outcome(game, &state, m.seat_count as usize, &forfeited)?
                     .map(|o| placings(&o))
             }

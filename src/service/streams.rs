@@ -17,7 +17,7 @@ use uuid::Uuid;
 
 use super::Service;
 use super::hub::Wake;
-use super::matches::{ACTIVE, WAITING, not_found};
+use super::lifecycle::{ACTIVE, WAITING, not_found};
 use super::models::EventResponse;
 use crate::errors::ApiError;
 use crate::games::rng::sha256_hex;

@@ -2,13 +2,25 @@
 //! Query functions take `&impl ConnectionTrait`, so they work on a pool or a transaction.
 
 mod auth;
+mod batch;
 pub mod entities;
-mod queries;
+mod matches;
+mod moves;
+mod players;
+mod ratings;
+mod settings;
 pub mod stats;
+mod streams;
 mod webhooks;
 
 pub use auth::*;
-pub use queries::*;
+pub use batch::*;
+pub use matches::*;
+pub use moves::*;
+pub use players::*;
+pub use ratings::*;
+pub use settings::*;
+pub use streams::*;
 pub use webhooks::*;
 
 use std::time::Duration;
@@ -126,24 +138,6 @@ pub async fn begin_write(db: &DatabaseConnection) -> Result<DatabaseTransaction,
     } else {
         db.begin().await
     }
-}
-
-/// Whether an error is contention worth a retry (serialization failure, deadlock,
-/// SQLite busy, pool exhaustion) rather than a fault.
-pub fn is_contention(e: &DbErr) -> bool {
-    let text = e.to_string();
-    [
-        "database is locked",
-        "SQLITE_BUSY",
-        "40001",
-        "40P01",
-        "could not serialize",
-        "deadlock detected",
-        "pool timed out",
-        "PoolTimedOut",
-    ]
-    .iter()
-    .any(|needle| text.contains(needle))
 }
 
 /// Checks that the database answers.

@@ -1,0 +1,364 @@
+//! Matches and their seats: reads, locks, writes, the lists and the due deadlines.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel,
+    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Statement,
+};
+use std::sync::LazyLock;
+
+use sea_orm::{FromQueryResult, IdenStatic, Iterable};
+use uuid::Uuid;
+
+use super::entities::{match_seats, matches};
+
+pub async fn insert_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
+    matches::Entity::insert(m.into_active_model())
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn match_by_id(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<matches::Model>, DbErr> {
+    matches::Entity::find_by_id(id).one(db).await
+}
+
+/// A match's status alone: what a match stream needs at each wake-up, without
+/// the state column that makes up most of the row.
+pub async fn match_status(db: &impl ConnectionTrait, id: Uuid) -> Result<Option<String>, DbErr> {
+    matches::Entity::find_by_id(id)
+        .select_only()
+        .column(matches::Column::Status)
+        .into_tuple::<String>()
+        .one(db)
+        .await
+}
+
+/// Reads a match for update. Postgres takes a row lock; SQLite needs none because
+/// the caller's transaction began IMMEDIATE and so already holds the write lock.
+pub async fn lock_match(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<matches::Model>, DbErr> {
+    let q = matches::Entity::find_by_id(id);
+    if db.get_database_backend() == DbBackend::Postgres {
+        q.lock_exclusive().one(db).await
+    } else {
+        q.one(db).await
+    }
+}
+
+/// Reads a match for update together with its seats (in seat order), in one
+/// round trip. On Postgres the seat rows are locked too: a locked row is re-read
+/// at its latest version once the lock is granted, so the seats cannot be those
+/// of a snapshot older than the match row (which a join locking the match alone
+/// would give after waiting for the lock). Seats change only under the match's
+/// lock, so nobody else waits on those. `None` when the match does not exist
+/// or has no seats (then use `lock_match` and `seats_of`).
+pub async fn lock_match_with_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let sql = match db.get_database_backend() {
+        DbBackend::Postgres => &*LOCK_MATCH_WITH_SEATS_PG,
+        _ => &*MATCH_WITH_SEATS_SQLITE,
+    };
+    match_and_seats(db, id, sql).await
+}
+
+/// A match and its seats (in seat order) as of one statement; `None` when the
+/// match does not exist or has no seats (then use `match_by_id` and `seats_of`).
+pub async fn match_with_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let sql = match db.get_database_backend() {
+        DbBackend::Postgres => &*MATCH_WITH_SEATS_PG,
+        _ => &*MATCH_WITH_SEATS_SQLITE,
+    };
+    match_and_seats(db, id, sql).await
+}
+
+async fn match_and_seats(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    sql: &str,
+) -> Result<Option<(matches::Model, Vec<match_seats::Model>)>, DbErr> {
+    let backend = db.get_database_backend();
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, [id.into()]))
+        .await?;
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    let m = matches::Model::from_query_result(first, "m_")?;
+    let seats = rows
+        .iter()
+        .map(|r| match_seats::Model::from_query_result(r, "s_"))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((m, seats)))
+}
+
+fn lock_match_with_seats_sql(placeholder: &str, lock: &str) -> String {
+    let cols = |table: &str, names: Vec<String>| -> Vec<String> {
+        names
+            .into_iter()
+            .map(|c| format!("{table}.\"{c}\" AS \"{table}_{c}\""))
+            .collect()
+    };
+    let mut all = cols(
+        "m",
+        matches::Column::iter()
+            .map(|c| c.as_str().to_owned())
+            .collect(),
+    );
+    all.extend(cols(
+        "s",
+        match_seats::Column::iter()
+            .map(|c| c.as_str().to_owned())
+            .collect(),
+    ));
+    format!(
+        "SELECT {} FROM matches m JOIN match_seats s ON s.match_id = m.id \
+         WHERE m.id = {placeholder} ORDER BY s.seat{lock}",
+        all.join(", ")
+    )
+}
+
+static LOCK_MATCH_WITH_SEATS_PG: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("$1", " FOR UPDATE"));
+static MATCH_WITH_SEATS_PG: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("$1", ""));
+// SQLite takes no row locks: the caller's IMMEDIATE transaction holds the write lock.
+static MATCH_WITH_SEATS_SQLITE: LazyLock<String> =
+    LazyLock::new(|| lock_match_with_seats_sql("?", ""));
+
+/// Active matches whose deadline has passed, locked for this replica alone: on
+/// Postgres rows another replica holds are skipped (`FOR UPDATE SKIP LOCKED`); on
+/// SQLite the IMMEDIATE transaction already excludes everybody else.
+pub async fn lock_due_matches(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<matches::Model>, DbErr> {
+    let q = matches::Entity::find()
+        .filter(matches::Column::Status.eq("active"))
+        .filter(matches::Column::DeadlineAt.lte(now))
+        .order_by_asc(matches::Column::DeadlineAt)
+        .limit(limit);
+    if db.get_database_backend() == DbBackend::Postgres {
+        q.lock_with_behavior(
+            sea_orm::sea_query::LockType::Update,
+            sea_orm::sea_query::LockBehavior::SkipLocked,
+        )
+        .all(db)
+        .await
+    } else {
+        q.all(db).await
+    }
+}
+
+/// Writes back every column of a match row.
+pub async fn update_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
+    let mut active = m.into_active_model();
+    active = active.reset_all();
+    active.update(db).await.map(|_| ())
+}
+
+pub async fn delete_match(db: &impl ConnectionTrait, id: Uuid) -> Result<(), DbErr> {
+    matches::Entity::delete_by_id(id).exec(db).await.map(|_| ())
+}
+
+/// Filters of the match list.
+#[derive(Debug, Default, Clone)]
+pub struct MatchFilter {
+    pub game: Option<String>,
+    pub status: Option<String>,
+    pub player_id: Option<Uuid>,
+    /// Only matches whose id is below this one (ids are UUIDv7: time-ordered).
+    pub before: Option<Uuid>,
+}
+
+pub async fn list_matches(
+    db: &impl ConnectionTrait,
+    filter: &MatchFilter,
+    limit: u64,
+    with_state: bool,
+) -> Result<Vec<matches::Model>, DbErr> {
+    let mut q = matches::Entity::find();
+    if !with_state {
+        // The state (and a position) are most of a match row's bytes, and a page
+        // of summaries needs neither: without them a page of 50 finished matches
+        // reads a few kilobytes instead of megabytes of JSON.
+        q = q
+            .select_only()
+            .columns(
+                matches::Column::iter()
+                    .filter(|c| !matches!(c, matches::Column::State | matches::Column::Position)),
+            )
+            .column_as(Expr::cust("CAST(NULL AS TEXT)"), "state")
+            .column_as(Expr::cust("CAST(NULL AS TEXT)"), "position");
+    }
+    if let Some(g) = &filter.game {
+        q = q.filter(matches::Column::Game.eq(g.clone()));
+    }
+    if let Some(s) = &filter.status {
+        q = q.filter(matches::Column::Status.eq(s.clone()));
+    }
+    if let Some(before) = filter.before {
+        q = q.filter(matches::Column::Id.lt(before));
+    }
+    if let Some(p) = filter.player_id {
+        let seated = match_seats::Entity::find()
+            .select_only()
+            .column(match_seats::Column::MatchId)
+            .filter(match_seats::Column::PlayerId.eq(p))
+            .into_query();
+        q = q.filter(matches::Column::Id.in_subquery(seated));
+    }
+    q.order_by_desc(matches::Column::Id)
+        .limit(limit)
+        .all(db)
+        .await
+}
+
+/// How many matches there are in each status.
+pub async fn count_matches_by_status(
+    db: &impl ConnectionTrait,
+) -> Result<Vec<(String, i64)>, DbErr> {
+    matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Status)
+        .column_as(matches::Column::Id.count(), "n")
+        .group_by(matches::Column::Status)
+        .into_tuple::<(String, i64)>()
+        .all(db)
+        .await
+}
+
+// ---------------------------------------------------------------- seats
+
+pub async fn seats_of(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+) -> Result<Vec<match_seats::Model>, DbErr> {
+    match_seats::Entity::find()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .order_by_asc(match_seats::Column::Seat)
+        .all(db)
+        .await
+}
+
+pub async fn seats_of_matches(
+    db: &impl ConnectionTrait,
+    match_ids: Vec<Uuid>,
+) -> Result<Vec<match_seats::Model>, DbErr> {
+    if match_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    match_seats::Entity::find()
+        .filter(match_seats::Column::MatchId.is_in(match_ids))
+        .order_by_asc(match_seats::Column::Seat)
+        .all(db)
+        .await
+}
+
+pub async fn insert_seat(db: &impl ConnectionTrait, seat: match_seats::Model) -> Result<(), DbErr> {
+    match_seats::Entity::insert(seat.into_active_model())
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+pub async fn delete_seat(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    seat: i32,
+) -> Result<(), DbErr> {
+    match_seats::Entity::delete_many()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .filter(match_seats::Column::Seat.eq(seat))
+        .exec(db)
+        .await
+        .map(|_| ())
+}
+
+/// Replaces a match's seats (compaction at the start).
+pub async fn replace_seats(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    seats: Vec<match_seats::Model>,
+) -> Result<(), DbErr> {
+    match_seats::Entity::delete_many()
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .exec(db)
+        .await?;
+    if seats.is_empty() {
+        return Ok(());
+    }
+    match_seats::Entity::insert_many(seats.into_iter().map(|s| s.into_active_model()))
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+// ---------------------------------------------------------------- seats of bots and absence
+
+/// Writes back a seat's bot and presence.
+pub async fn update_seat(db: &impl ConnectionTrait, s: match_seats::Model) -> Result<(), DbErr> {
+    s.into_active_model()
+        .reset_all()
+        .update(db)
+        .await
+        .map(|_| ())
+}
+
+/// Whether any active match has a deadline at or before `now` (a plain read).
+pub async fn any_due(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<bool, DbErr> {
+    Ok(matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(matches::Column::Status.eq("active"))
+        .filter(matches::Column::DeadlineAt.lte(now))
+        .limit(1)
+        .into_tuple::<uuid::Uuid>()
+        .one(db)
+        .await?
+        .is_some())
+}
+
+/// Finished matches of a game in id order (ids are time-ordered), for bulk export.
+pub async fn finished_matches(
+    db: &impl ConnectionTrait,
+    game: Option<&str>,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    after: Option<Uuid>,
+    limit: u64,
+) -> Result<Vec<Uuid>, DbErr> {
+    let mut q = matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(matches::Column::Status.eq("finished"));
+    if let Some(g) = game {
+        q = q.filter(matches::Column::Game.eq(g));
+    }
+    if let Some(s) = since {
+        q = q.filter(matches::Column::FinishedAt.gte(s));
+    }
+    if let Some(u) = until {
+        q = q.filter(matches::Column::FinishedAt.lt(u));
+    }
+    if let Some(a) = after {
+        q = q.filter(matches::Column::Id.gt(a));
+    }
+    q.order_by_asc(matches::Column::Id)
+        .limit(limit)
+        .into_tuple::<Uuid>()
+        .all(db)
+        .await
+}
