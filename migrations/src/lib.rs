@@ -23,6 +23,8 @@ mod m20261123_300002_create_api_tokens;
 mod m20261124_100001_create_webhooks;
 mod m20261124_200001_create_stat_totals;
 mod m20261125_000001_add_coarse_stat_grains;
+mod m20261125_100001_key_per_match_tables;
+mod m20261125_100002_create_match_deadlines;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -62,6 +64,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_100001_create_webhooks::Migration),
             Box::new(m20261124_200001_create_stat_totals::Migration),
             Box::new(m20261125_000001_add_coarse_stat_grains::Migration),
+            Box::new(m20261125_100001_key_per_match_tables::Migration),
+            Box::new(m20261125_100002_create_match_deadlines::Migration),
         ]
     }
 }
