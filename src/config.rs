@@ -38,6 +38,9 @@ pub struct Settings {
     pub data_dir: Option<PathBuf>,
     /// Pool size; `None` picks a default per database.
     pub max_connections: Option<u32>,
+    /// Citus only: the shards of the tables the server distributes when it lays
+    /// them out (`CITUS_SHARD_COUNT`; default Citus's own, 32).
+    pub citus_shard_count: Option<u32>,
     /// `json` or `pretty`.
     pub log_format: String,
     /// How often each replica looks for expired deadlines; 0 turns polling off.
@@ -50,8 +53,8 @@ pub struct Settings {
     /// How long a login or registration waits for a hashing thread before it is
     /// answered 503 (`PASSWORD_HASH_WAIT_MS`).
     pub password_hash_wait_ms: u64,
-    /// MiB of parsed match states kept per process (`STATE_CACHE_MIB`); 0 keeps none.
-    pub state_cache_mib: u64,
+    /// MiB of match snapshots kept per process (`MATCH_CACHE_MIB`); 0 keeps none.
+    pub match_cache_mib: u64,
     /// How long a credential check is answered from memory (`CREDENTIAL_CACHE_MS`);
     /// 0 reads the database on every request.
     pub credential_cache_ms: u64,
@@ -62,7 +65,7 @@ pub const DEFAULT_CREDENTIAL_CACHE_MS: u64 = 2000;
 
 /// Enough for the states of about 8,000 matches of Malacca: every match active
 /// on a busy server, in a small part of the memory budget.
-pub const DEFAULT_STATE_CACHE_MIB: u64 = 32;
+pub const DEFAULT_MATCH_CACHE_MIB: u64 = 32;
 
 /// As many hashing threads as the machine has cores: more would only share
 /// them and hold more 19 MiB buffers.
@@ -189,6 +192,15 @@ impl Settings {
             ),
             None => None,
         };
+        let citus_shard_count = match var("CITUS_SHARD_COUNT") {
+            Some(n) => Some(
+                n.parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .ok_or_else(|| anyhow::anyhow!("CITUS_SHARD_COUNT must be 1 to 4096"))?,
+            ),
+            None => None,
+        };
         let deadline_poll_ms = match var("DEADLINE_POLL_MS") {
             Some(n) => n
                 .parse()
@@ -225,12 +237,13 @@ impl Settings {
             cors_origins,
             data_dir: var("DATA_DIR").map(PathBuf::from),
             max_connections,
+            citus_shard_count,
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
             deadline_poll_ms,
             webhooks: WebhookSettings::from_env(var)?,
             password_hash_threads: password_hash_threads as usize,
             password_hash_wait_ms: whole("PASSWORD_HASH_WAIT_MS", DEFAULT_PASSWORD_HASH_WAIT_MS)?,
-            state_cache_mib: whole("STATE_CACHE_MIB", DEFAULT_STATE_CACHE_MIB)?,
+            match_cache_mib: whole("MATCH_CACHE_MIB", DEFAULT_MATCH_CACHE_MIB)?,
             credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
         };
         settings.check()?;

@@ -18,7 +18,7 @@ pub struct Metrics {
     /// Password hashes computing now, and the most ever at once (`running`, `peak`).
     pub password_hashes: IntGaugeVec,
     /// The parsed-state cache: `entries` and `bytes` (its weight).
-    pub state_cache: IntGaugeVec,
+    pub match_cache: IntGaugeVec,
 }
 
 impl Metrics {
@@ -74,10 +74,10 @@ impl Metrics {
             ),
             &["state"],
         )?;
-        let state_cache = IntGaugeVec::new(
+        let match_cache = IntGaugeVec::new(
             Opts::new(
-                "state_cache",
-                "Parsed match states kept in this process: entries, and their weight in bytes.",
+                "match_cache",
+                "Match snapshots kept in this process: entries, and their estimated bytes.",
             ),
             &["measure"],
         )?;
@@ -90,7 +90,7 @@ impl Metrics {
             Box::new(pool.clone()),
             Box::new(webhook_attempts.clone()),
             Box::new(password_hashes.clone()),
-            Box::new(state_cache.clone()),
+            Box::new(match_cache.clone()),
         ] {
             registry.register(c)?;
         }
@@ -104,7 +104,7 @@ impl Metrics {
             pool,
             webhook_attempts,
             password_hashes,
-            state_cache,
+            match_cache,
         })
     }
 

@@ -196,7 +196,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
             .max(args.concurrency as u32 + 2),
     );
     let db = store::connect(&settings).await?;
-    store::migrate(&db).await?;
+    store::migrate(&db, &settings).await?;
     let games = registry::all_games();
     let info = games
         .iter()

@@ -108,7 +108,7 @@ impl Application {
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
         let db = store::connect(&settings).await?;
-        store::migrate(&db).await?;
+        store::migrate(&db, &settings).await?;
         let games = registry::all_games();
         let data = DataStore::load(&games, settings.data_dir.as_deref())?;
         data.persist(&db, clock.now()).await?;
@@ -146,7 +146,7 @@ impl Application {
                     settings.password_hash_threads,
                     std::time::Duration::from_millis(settings.password_hash_wait_ms),
                 )
-                .with_state_cache(settings.state_cache_mib)
+                .with_match_cache(settings.match_cache_mib)
                 .with_credential_cache(std::time::Duration::from_millis(
                     settings.credential_cache_ms,
                 )),

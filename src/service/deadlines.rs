@@ -27,46 +27,59 @@ const MOVES_PER_TURN: usize = 32;
 impl Service {
     /// Handles the matches whose deadline passed, each in a transaction of its
     /// own; answers how many it handled.
+    ///
+    /// The due matches are found by a plain read, then claimed one by one by id
+    /// (`FOR UPDATE SKIP LOCKED`): a distributed database refuses a row lock over
+    /// many shards, and a lock by id goes to one. A match another replica holds is
+    /// skipped, and one whose deadline moved meanwhile is left as it is.
     pub async fn expire_deadlines(&self) -> Result<usize, ApiError> {
         let mut handled = 0;
         while handled < MATCHES_PER_POLL {
-            // A plain read first: most polls find nothing, and need no write lock.
-            if !store::any_due(&self.db, self.clock.now()).await? {
+            let due =
+                store::due_matches(&self.db, self.clock.now(), MATCHES_PER_POLL as u64).await?;
+            if due.is_empty() {
                 break;
             }
-            match with_retry!(self.expire_one())? {
-                Some(m) => {
-                    handled += 1;
+            let mut claimed = 0;
+            for id in due {
+                if let Some(m) = with_retry!(self.expire_one(id))? {
+                    claimed += 1;
                     self.committed(&m);
                 }
-                None => break,
             }
+            if claimed == 0 {
+                // Everything due is in other replicas' hands (or no longer due).
+                break;
+            }
+            handled += claimed;
         }
         Ok(handled)
     }
 
-    /// Claims one due match (rows another replica holds are skipped), re-checks
-    /// its deadline under the lock, and plays every move that is due.
-    async fn expire_one(&self) -> Result<Option<matches::Model>, ApiError> {
+    /// Claims match `id` unless another replica holds it, re-checks its deadline
+    /// under the lock, and plays every move that is due.
+    async fn expire_one(&self, id: uuid::Uuid) -> Result<Option<matches::Model>, ApiError> {
         let tx = store::begin_write(&self.db).await?;
         let now = self.clock.now();
-        let Some(mut m) = store::lock_due_matches(&tx, now, 1)
-            .await?
-            .into_iter()
-            .next()
-        else {
+        let Some(mut m) = store::try_lock_match(&tx, id).await? else {
             return Ok(None);
         };
         if m.status != ACTIVE || m.deadline_at.is_none_or(|at| at > now) {
+            // Moved on since it was read. The two are written together, so they
+            // agree; should they not, the row's own deadline is the truth.
+            store::set_deadline(&tx, &m).await?;
+            tx.commit().await?;
             return Ok(None);
         }
         let game = self.game_of(&m.game)?;
         let mut seats = store::seats_of(&tx, m.id).await?;
+        // Parsed once; each move played below hands on the state it made.
+        let mut current = self.state_of(&m)?;
         for _ in 0..MOVES_PER_TURN {
             if m.status != ACTIVE {
                 break;
             }
-            let Some(state) = self.state_of(&m)? else {
+            let Some(state) = current.clone() else {
                 break;
             };
             let Progress::Active(prompt) = game.progress(&state)? else {
@@ -87,17 +100,18 @@ impl Service {
                 break;
             };
             let player = Some(seats[i].player_id);
-            let row = self
+            let (row, next) = self
                 .apply_locked(&tx, &mut m, &seats, &state, seat, player, action, author)
                 .await?;
             self.count_move(&m.game, row.completes_step);
+            current = Some(next);
         }
         if m.status == ACTIVE {
-            let state = self
-                .state_of(&m)?
+            let state = current
+                .as_ref()
                 .ok_or_else(|| ApiError::internal("active match without state"))?;
-            self.schedule(&mut m, &seats, &state)?;
-            if m.deadline_at.is_some_and(|at| at <= now) && !self.progress_possible(game, &m)? {
+            self.schedule(&mut m, &seats, state)?;
+            if m.deadline_at.is_some_and(|at| at <= now) && !progress_possible(game, state)? {
                 // Nothing can be played for the seat (no null move): stop polling it.
                 tracing::warn!(match.id = %m.id, "a due seat has no move to play; deadline dropped");
                 m.deadline_at = None;
@@ -105,6 +119,7 @@ impl Service {
         }
         store::update_match(&tx, m.clone()).await?;
         tx.commit().await?;
+        self.keep_written(&m, &seats, current);
         Ok(Some(m))
     }
 
@@ -195,19 +210,18 @@ impl Service {
         }
     }
 
-    /// Whether some awaited seat of the match has a null move to play.
-    fn progress_possible(&self, game: &dyn DynGame, m: &matches::Model) -> Result<bool, ApiError> {
-        let Some(state) = self.state_of(m)? else {
-            return Ok(false);
-        };
-        let Progress::Active(p) = game.progress(&state)? else {
-            return Ok(false);
-        };
-        for seat in p.awaiting {
-            if game.null_move(&state, seat)?.is_some() {
-                return Ok(true);
-            }
+
+}
+
+/// Whether some awaited seat has a null move to play.
+fn progress_possible(game: &dyn DynGame, state: &AnyState) -> Result<bool, ApiError> {
+    let Progress::Active(p) = game.progress(state)? else {
+        return Ok(false);
+    };
+    for seat in p.awaiting {
+        if game.null_move(state, seat)?.is_some() {
+            return Ok(true);
         }
-        Ok(false)
     }
+    Ok(false)
 }

@@ -1,4 +1,5 @@
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use sea_orm::{ConnectionTrait, DatabaseTransaction};
 use serde_json::{Map, Value};
@@ -8,6 +9,7 @@ use super::models::{
     Deadline, MatchPage, MatchResponse, MatchSummary, PlacingResponse, PlayerRef, PromptResponse,
     SeatResponse,
 };
+use super::snapshots::Snapshot;
 use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
@@ -178,30 +180,95 @@ fn new_seed() -> Result<Seed, ApiError> {
 }
 
 impl Service {
-    /// The typed state stored in `m`: kept from an earlier parse of the same
-    /// text (see [`super::states`]), or parsed now and kept.
+    /// The typed state of `m`: the snapshot's when one of that very version is
+    /// kept (see [`super::snapshots`]), else parsed from the row's text.
     pub(super) fn state_of(&self, m: &matches::Model) -> Result<Option<AnyState>, ApiError> {
+        if let Some(kept) = self.snapshots.get_at(m.id, m.version) {
+            return Ok(kept.state.clone());
+        }
         let Some(text) = m.state.as_deref() else {
             return Ok(None);
         };
-        if let Some(kept) = self.states.get(m.id, text) {
-            return Ok(Some(kept));
-        }
-        let state = self.game_of(&m.game)?.parse_state(text)?;
-        self.states.put(m.id, text, state.clone());
-        Ok(Some(state))
+        Ok(Some(self.game_of(&m.game)?.parse_state(text)?))
     }
 
-    /// Stores `state` in `m` as text, and keeps it typed for the next reader.
+    /// Stores `state` in `m` as text.
     pub(super) fn set_state(
         &self,
         m: &mut matches::Model,
         state: &AnyState,
     ) -> Result<(), ApiError> {
-        let text = self.game_of(&m.game)?.state_text(state)?;
-        self.states.put(m.id, &text, state.clone());
-        m.state = Some(text);
+        m.state = Some(self.game_of(&m.game)?.state_text(state)?);
         Ok(())
+    }
+
+    /// Keeps what a committed write left, so that the next read or move of the
+    /// match in this process needs neither a full read nor a parse. The names come
+    /// from the snapshot kept before (a write that changes who is seated is not
+    /// kept: the next read reads it whole).
+    pub(super) fn keep_written(
+        &self,
+        m: &matches::Model,
+        seats: &[match_seats::Model],
+        state: Option<AnyState>,
+    ) {
+        let Some(before) = self.snapshots.get(m.id) else {
+            return;
+        };
+        if before.seats.len() != seats.len()
+            || before
+                .seats
+                .iter()
+                .zip(seats)
+                .any(|(a, b)| a.player_id != b.player_id)
+            || m.owner_id != before.row.owner_id
+        {
+            return;
+        }
+        let text_len = m.state.as_ref().map_or(0, String::len);
+        let mut snap = Snapshot::new(
+            m.clone(),
+            seats.to_vec(),
+            before.names.clone(),
+            state,
+            text_len,
+        );
+        snap.names_read = before.names_read;
+        self.snapshots.put(Arc::new(snap));
+    }
+
+    /// The match as of its latest version: the kept snapshot when the database
+    /// says it is current (one primary-key read), else read whole and kept.
+    pub(super) async fn snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, ApiError> {
+        if let Some(kept) = self.snapshots.get(id).filter(|s| s.names_fresh()) {
+            match store::match_version(&self.db, id).await? {
+                Some(v) if v == kept.version() => return Ok(kept),
+                None => return Err(not_found()),
+                Some(_) => {}
+            }
+        }
+        self.read_snapshot(id).await
+    }
+
+    /// Reads a match whole (one statement) and keeps it.
+    pub(super) async fn read_snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, ApiError> {
+        let read = store::match_snapshot(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let mut names: HashMap<Uuid, String> = read.names.into_iter().collect();
+        if let Some(owner) = read.row.owner_id
+            && !names.contains_key(&owner)
+        {
+            names.extend(self.player_names(vec![owner]).await?);
+        }
+        let text_len = read.row.state.as_ref().map_or(0, String::len);
+        let state = match read.row.state.as_deref() {
+            Some(text) => Some(self.game_of(&read.row.game)?.parse_state(text)?),
+            None => None,
+        };
+        let snap = Arc::new(Snapshot::new(read.row, read.seats, names, state, text_len));
+        self.snapshots.put(snap.clone());
+        Ok(snap)
     }
 
     pub async fn create_match(
@@ -641,17 +708,8 @@ impl Service {
         caller: Option<Uuid>,
         id: Uuid,
     ) -> Result<MatchResponse, ApiError> {
-        let (m, seats) = match store::match_with_seats(&self.db, id).await? {
-            Some(found) => found,
-            None => {
-                let m = store::match_by_id(&self.db, id)
-                    .await?
-                    .ok_or_else(not_found)?;
-                (m, store::seats_of(&self.db, id).await?)
-            }
-        };
-        let names = self.names(&self.db, &seats, m.owner_id).await?;
-        self.render(&m, &seats, &names, caller)
+        let snap = self.snapshot(id).await?;
+        self.render(&snap, caller)
     }
 
     pub(super) async fn names(
@@ -671,13 +729,8 @@ impl Service {
             .collect())
     }
 
-    fn render(
-        &self,
-        m: &matches::Model,
-        seats: &[match_seats::Model],
-        names: &HashMap<Uuid, String>,
-        caller: Option<Uuid>,
-    ) -> Result<MatchResponse, ApiError> {
+    fn render(&self, snap: &Snapshot, caller: Option<Uuid>) -> Result<MatchResponse, ApiError> {
+        let (m, seats, names) = (&snap.row, &snap.seats, &snap.names);
         let game = self.game_of(&m.game)?;
         let player_ref = |id: Uuid| PlayerRef {
             id,
@@ -696,7 +749,7 @@ impl Service {
                 .map(|s| s.seat as usize)
         });
         let over = m.status == FINISHED || m.status == ABORTED;
-        let state = self.state_of(m)?;
+        let state = &snap.state;
         let mut view = None;
         let mut prompt = None;
         let mut result = None;

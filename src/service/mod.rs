@@ -14,7 +14,7 @@ mod players;
 mod ratings;
 pub mod registry;
 pub mod replay;
-mod states;
+mod snapshots;
 mod stats;
 pub mod streams;
 pub mod timing;
@@ -49,8 +49,11 @@ pub struct Service {
     webhooks: crate::config::WebhookSettings,
     settled: SettledCache,
     passwords: Arc<crate::auth::PasswordPool>,
-    states: states::StateCache,
+    snapshots: snapshots::SnapshotCache,
     credentials: players::CredentialCache,
+    /// Whether moves may be written as one statement outside a transaction
+    /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
+    one_statement_moves: bool,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -75,6 +78,7 @@ impl Service {
         metrics: Arc<Metrics>,
     ) -> Self {
         let across_replicas = db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        let one_statement_moves = across_replicas;
         let hub = Arc::new(hub::Hub::new(across_replicas));
         Self {
             db,
@@ -90,10 +94,11 @@ impl Service {
                 crate::config::default_password_hash_threads(),
                 std::time::Duration::from_millis(crate::config::DEFAULT_PASSWORD_HASH_WAIT_MS),
             )),
-            states: states::StateCache::new(crate::config::DEFAULT_STATE_CACHE_MIB << 20),
+            snapshots: snapshots::SnapshotCache::new(crate::config::DEFAULT_MATCH_CACHE_MIB << 20),
             credentials: players::CredentialCache::new(std::time::Duration::from_millis(
                 crate::config::DEFAULT_CREDENTIAL_CACHE_MS,
             )),
+            one_statement_moves,
         }
     }
 
@@ -103,9 +108,9 @@ impl Service {
         self
     }
 
-    /// Keeps at most `mib` MiB of parsed match states (0: none).
-    pub fn with_state_cache(mut self, mib: u64) -> Self {
-        self.states = states::StateCache::new(mib << 20);
+    /// Keeps at most `mib` MiB of match snapshots (0: none).
+    pub fn with_match_cache(mut self, mib: u64) -> Self {
+        self.snapshots = snapshots::SnapshotCache::new(mib << 20);
         self
     }
 
@@ -171,8 +176,8 @@ impl Service {
         hashes
             .with_label_values(&["peak"])
             .set(self.passwords.peak() as i64);
-        let (entries, bytes) = self.states.usage();
-        let cache = &self.metrics.state_cache;
+        let (entries, bytes) = self.snapshots.usage();
+        let cache = &self.metrics.match_cache;
         cache.with_label_values(&["entries"]).set(entries as i64);
         cache.with_label_values(&["bytes"]).set(bytes as i64);
         Ok(self.metrics.render())

@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sea_orm::ActiveValue::NotSet;
 use sea_orm::{ConnectionTrait, DatabaseTransaction};
@@ -12,12 +14,13 @@ use super::models::{
     RoundPage, RoundResponse, RoundSeatResponse,
 };
 use super::outcome::final_outcome;
+use super::snapshots::Snapshot;
 use super::timing::{ABSENT, FORFEITED, PRESENT, next_deadline};
 use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{AnyState, Applied, Event, Progress, RoundRecord};
+use crate::games::{AnyState, Applied, Audience, Event, Progress, RoundRecord};
 use crate::store::entities::{
     ledger, match_results, match_seats, matches, moves, round_seats, rounds,
 };
@@ -113,9 +116,96 @@ fn round_rows(
     }
 }
 
+/// Everything a move writes besides the match row: the move, whether it makes
+/// the sealed moves so far public, its events and its round records.
+struct MoveRecord {
+    row: moves::Model,
+    reveal: bool,
+    events: Vec<Event>,
+    rounds: Vec<RoundRows>,
+}
+
+/// Advances `m` past an applied move (version, step, times) and says what the
+/// move writes: one pure function for the one-statement path and the locked one.
+#[allow(clippy::too_many_arguments)]
+fn record_move(
+    m: &mut matches::Model,
+    seats: &[match_seats::Model],
+    seat: usize,
+    player: Option<Uuid>,
+    action: Value,
+    applied: &Applied,
+    author: Author,
+    now: DateTime<Utc>,
+) -> MoveRecord {
+    let t = &applied.transition;
+    let step = m.step;
+    m.version += 1;
+    if t.completes_step {
+        m.step += 1;
+        m.step_started_at = Some(now);
+    }
+    m.updated_at = now;
+    let (idempotency_key, author) = match author {
+        Author::Player(key) => (key, None),
+        Author::Bot(kind) => (None, Some(format!("bot:{kind}"))),
+        Author::Null => (None, Some("null".to_owned())),
+    };
+    let row = moves::Model {
+        id: 0,
+        match_id: m.id,
+        step,
+        seat: seat as i32,
+        player_id: player,
+        action: action.to_string(),
+        public_action: applied.public.as_ref().map(|p| p.to_string()),
+        // What the reveal would make of it, had it been stored first: the
+        // writes of one statement do not see one another.
+        revealed: applied.public.is_none() || (t.reveal && !applied.private_until_end),
+        completes_step: t.completes_step,
+        version_after: m.version,
+        created_at: now,
+        idempotency_key,
+        private_until_end: applied.private_until_end,
+        author,
+    };
+    // The service's own events frame the game's: who submitted (never what),
+    // then what the game says, then the step and rounds it resolved.
+    let mut events = vec![Event::public(
+        "seat_submitted",
+        json!({ "seat": seat, "step": step }),
+    )];
+    events.extend(t.events.iter().cloned());
+    if t.completes_step {
+        events.push(Event::public(
+            "step_resolved",
+            json!({ "step": step, "next_step": m.step }),
+        ));
+    }
+    let game_told_rounds = t.events.iter().any(|e| e.kind == "round_resolved");
+    let mut rounds = Vec::with_capacity(t.rounds.len());
+    for r in &t.rounds {
+        if !game_told_rounds {
+            events.push(Event::public(
+                "round_resolved",
+                json!({ "round": r.round, "outcome": r.outcome }),
+            ));
+        }
+        rounds.push(round_rows(m.id, step, r, seats, now));
+    }
+    MoveRecord {
+        row,
+        reveal: t.reveal,
+        events,
+        rounds,
+    }
+}
+
 impl Service {
-    /// Validates, stores and applies one move in one transaction; resolves the step
-    /// when it is complete. Exactly once: the match row is locked first.
+    /// Validates, stores and applies one move; resolves the step when it is
+    /// complete. Exactly once: the move is written only if the match is still at
+    /// the version it was checked against (one statement, on Postgres), or under
+    /// the match's row lock.
     pub async fn submit_move(
         &self,
         me: &AuthenticatedPlayer,
@@ -130,12 +220,146 @@ impl Service {
                 "An Idempotency-Key has 1 to 255 characters.",
             ));
         }
+        if self.one_statement_moves
+            && let Some(out) = self.submit_unlocked(me, id, &req).await?
+        {
+            tracing::info!(match.id = %id, player.id = %me.id, step = out.receipt.step, replay = false, "move accepted");
+            return Ok(out);
+        }
         let (out, m) = with_retry!(self.submit_once(me, id, &req))?;
         if let Some(m) = m {
             self.committed(&m);
         }
         tracing::info!(match.id = %id, player.id = %me.id, step = out.receipt.step, replay = out.replay, "move accepted");
         Ok(out)
+    }
+
+    /// The common move in one statement, checked against this process's snapshot
+    /// of the match: a seat awaited at the step named, a legal action, a move that
+    /// neither finishes the match nor brings an absent seat back. `None` when the
+    /// move is anything else or the snapshot turns out stale (the match moved on,
+    /// or the idempotency key was used before): the caller then decides under the
+    /// row lock, which also gives every refusal its answer. A stale snapshot costs
+    /// a retry there, never a wrong answer: the write's condition is the version.
+    async fn submit_unlocked(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        req: &SubmitMove,
+    ) -> Result<Option<Submitted>, ApiError> {
+        let snap = match self.snapshots.get(id) {
+            Some(kept) => kept,
+            None => match self.read_snapshot(id).await {
+                Ok(read) => read,
+                Err(e) if e.status == actix_web::http::StatusCode::NOT_FOUND => return Ok(None),
+                Err(e) => return Err(e),
+            },
+        };
+        let m = &snap.row;
+        let (Some(state), true, true) = (&snap.state, m.status == ACTIVE, req.step == m.step) else {
+            return Ok(None);
+        };
+        let Some(mine) = snap.seats.iter().find(|s| s.player_id == me.id) else {
+            return Ok(None);
+        };
+        let seat = mine.seat as usize;
+        let game = self.game_of(&m.game)?;
+        let awaited = match game.progress(state)? {
+            Progress::Active(p) => p.awaiting.contains(&seat),
+            Progress::Finished(_) => false,
+        };
+        if !awaited || mine.presence != PRESENT {
+            return Ok(None);
+        }
+        let Ok(action) = game.validate(state, seat, &req.action) else {
+            return Ok(None);
+        };
+        let seed = seed_of(m)?;
+        let applied = game.apply(
+            state,
+            seat,
+            &action,
+            &mut GameRng::for_step(&seed, m.step as u64),
+        )?;
+        let forfeited = forfeited_seats(&snap.seats);
+        let new_state = &applied.transition.state;
+        if final_outcome(game, new_state, m.seat_count as usize, &forfeited)?.is_some() {
+            // The finish writes results, ratings and statistics: under the lock.
+            return Ok(None);
+        }
+        let now = self.clock.now();
+        let mut after = m.clone();
+        let record = record_move(
+            &mut after,
+            &snap.seats,
+            seat,
+            Some(me.id),
+            action.clone(),
+            &applied,
+            Author::Player(req.idempotency_key.clone()),
+            now,
+        );
+        self.schedule(&mut after, &snap.seats, new_state)?;
+        self.set_state(&mut after, new_state)?;
+        let deadline = match (m.deadline_at, after.deadline_at) {
+            (before, now_due) if before == now_due => store::DeadlineWrite::Keep,
+            (_, Some(at)) => store::DeadlineWrite::Set(at),
+            (_, None) => store::DeadlineWrite::Clear,
+        };
+        let events: Vec<store::EventRow> = record
+            .events
+            .iter()
+            .map(|e| store::EventRow {
+                audience_seat: match e.audience {
+                    Audience::Public => None,
+                    Audience::Seat(s) => Some(s as i32),
+                },
+                kind: e.kind.clone(),
+                data: e.data.to_string(),
+            })
+            .collect();
+        let written = store::write_move(
+            &self.db,
+            &store::MoveWrite {
+                before_version: m.version,
+                after: &after,
+                deadline,
+                mv: &record.row,
+                reveal: record.reveal,
+                events: &events,
+                rounds: &record.rounds,
+            },
+        )
+        .await?;
+        if written == store::Written::Stale {
+            return Ok(None);
+        }
+        let text_len = after.state.as_ref().map_or(0, String::len);
+        let mut kept = Snapshot::new(
+            after,
+            snap.seats.clone(),
+            snap.names.clone(),
+            Some(applied.transition.state.clone()),
+            text_len,
+        );
+        kept.names_read = snap.names_read;
+        let receipt = MoveReceipt {
+            match_id: id,
+            step: record.row.step,
+            seat,
+            action,
+            completes_step: record.row.completes_step,
+            version: kept.row.version,
+            accepted_at: now,
+        };
+        let kept = Arc::new(kept);
+        self.snapshots.put(kept.clone());
+        self.count_move(&kept.row.game, receipt.completes_step);
+        self.committed(&kept.row);
+        Ok(Some(Submitted {
+            receipt,
+            replay: false,
+        }))
     }
 
     async fn submit_once(
@@ -279,7 +503,7 @@ impl Service {
         }
         let game_id = m.game.clone();
         let mut batch = store::Batch::default();
-        let row = self
+        let (row, next) = self
             .apply_batched(
                 &tx,
                 &mut batch,
@@ -294,10 +518,12 @@ impl Service {
             .await?;
         // The move's writes and the match row go out as one statement (Postgres).
         let backend = tx.get_database_backend();
+        batch.push_statement(store::deadline_statement_of(&m, backend));
         batch
             .flush(&tx, Some(store::update_match_statement(m.clone(), backend)))
             .await?;
         tx.commit().await?;
+        self.keep_written(&m, &seats, Some(next));
         self.count_move(&game_id, row.completes_step);
         Ok((
             Submitted {
@@ -339,15 +565,15 @@ impl Service {
         player: Option<Uuid>,
         action: Value,
         author: Author,
-    ) -> Result<moves::Model, ApiError> {
+    ) -> Result<(moves::Model, AnyState), ApiError> {
         let mut batch = store::Batch::default();
-        let row = self
+        let applied = self
             .apply_batched(
                 tx, &mut batch, m, seats, state, seat, player, action, author,
             )
             .await?;
         batch.flush(tx, None).await?;
-        Ok(row)
+        Ok(applied)
     }
 
     /// `apply_locked` with the writes queued in `batch` (sent at once if the
@@ -365,87 +591,36 @@ impl Service {
         player: Option<Uuid>,
         action: Value,
         author: Author,
-    ) -> Result<moves::Model, ApiError> {
+    ) -> Result<(moves::Model, AnyState), ApiError> {
         let game = self.game_of(&m.game)?;
         let id = m.id;
         let seed = seed_of(m)?;
-        let Applied {
-            transition: t,
-            public,
-            private_until_end,
-        } = game.apply(
+        let applied = game.apply(
             state,
             seat,
             &action,
             &mut GameRng::for_step(&seed, m.step as u64),
         )?;
         let now = self.clock.now();
-        let step = m.step;
-        m.version += 1;
-        if t.completes_step {
-            m.step += 1;
-            m.step_started_at = Some(now);
-        }
-        m.updated_at = now;
-        let (idempotency_key, author) = match author {
-            Author::Player(key) => (key, None),
-            Author::Bot(kind) => (None, Some(format!("bot:{kind}"))),
-            Author::Null => (None, Some("null".to_owned())),
-        };
-        let row = moves::Model {
-            id: 0,
-            match_id: id,
-            step,
-            seat: seat as i32,
-            player_id: player,
-            action: action.to_string(),
-            public_action: public.as_ref().map(|p| p.to_string()),
-            // What the reveal below would make of it, had it been stored first:
-            // the queued writes do not see one another.
-            revealed: public.is_none() || (t.reveal && !private_until_end),
-            completes_step: t.completes_step,
-            version_after: m.version,
-            created_at: now,
-            idempotency_key,
-            private_until_end,
-            author,
-        };
+        let record = record_move(m, seats, seat, player, action, &applied, author, now);
+        let t = applied.transition;
+        let row = record.row;
         let backend = tx.get_database_backend();
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
         batch.push_statement(store::insert_move_statement(active, backend));
-        if t.reveal {
+        if record.reveal {
             store::queue_reveal_moves(batch, id, backend);
         }
-        // The service's own events frame the game's: who submitted (never what),
-        // then what the game says, then the step and rounds it resolved.
-        let mut events = vec![Event::public(
-            "seat_submitted",
-            json!({ "seat": seat, "step": step }),
-        )];
-        events.extend(t.events.iter().cloned());
-        if t.completes_step {
-            events.push(Event::public(
-                "step_resolved",
-                json!({ "step": step, "next_step": m.step }),
-            ));
+        for r in record.rounds {
+            store::queue_round(batch, r, backend);
         }
-        let game_told_rounds = t.events.iter().any(|e| e.kind == "round_resolved");
-        for r in &t.rounds {
-            if !game_told_rounds {
-                events.push(Event::public(
-                    "round_resolved",
-                    json!({ "round": r.round, "outcome": r.outcome }),
-                ));
-            }
-            store::queue_round(batch, round_rows(id, step, r, seats, now), backend);
-        }
-        batch.push_events(event_rows(m, &events, now));
+        batch.push_events(event_rows(m, &record.events, now));
         self.finish_batched(tx, batch, m, seats, &t.state, now)
             .await?;
         self.schedule(m, seats, &t.state)?;
         self.set_state(m, &t.state)?;
-        Ok(row)
+        Ok((row, t.state))
     }
 
     /// Finishes the match if its state (or its forfeits) say it is over: the

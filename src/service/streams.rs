@@ -409,10 +409,10 @@ impl Service {
         let mut stop = self.hub.shutdown_signal();
         let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let m = store::match_by_id(&self.db, id)
+            let (version, status) = store::match_progress(&self.db, id)
                 .await?
                 .ok_or_else(not_found)?;
-            if m.version > after_version || (m.status != ACTIVE && m.status != WAITING) {
+            if version > after_version || (status != ACTIVE && status != WAITING) {
                 return Ok(());
             }
             loop {

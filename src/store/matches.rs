@@ -1,7 +1,8 @@
 //! Matches and their seats: reads, locks, writes, the lists and the due deadlines.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::ActiveValue::Set;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel,
     QueryFilter, QueryOrder, QuerySelect, QueryTrait, Statement,
@@ -11,7 +12,7 @@ use std::sync::LazyLock;
 use sea_orm::{FromQueryResult, IdenStatic, Iterable};
 use uuid::Uuid;
 
-use super::entities::{match_seats, matches};
+use super::entities::{match_deadlines, match_seats, matches};
 
 pub async fn insert_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
     matches::Entity::insert(m.into_active_model())
@@ -83,6 +84,97 @@ pub async fn match_with_seats(
     match_and_seats(db, id, sql).await
 }
 
+/// A match as a read renders it: the row, its seats in seat order, and the names
+/// of its seated players (owner's aside), in one statement; `None` when there is no
+/// such match. Seatless matches come back with no seats.
+pub async fn match_snapshot(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<MatchRead>, DbErr> {
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DbBackend::Postgres => &*MATCH_SNAPSHOT_PG,
+        _ => &*MATCH_SNAPSHOT_SQLITE,
+    };
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, [id.into()]))
+        .await?;
+    let Some(first) = rows.first() else {
+        return Ok(None);
+    };
+    let row = matches::Model::from_query_result(first, "m_")?;
+    let mut seats = Vec::with_capacity(rows.len());
+    let mut names = Vec::with_capacity(rows.len());
+    for r in &rows {
+        if r.try_get::<Option<Uuid>>("", "s_match_id")?.is_none() {
+            continue;
+        }
+        let seat = match_seats::Model::from_query_result(r, "s_")?;
+        if let Some(name) = r.try_get::<Option<String>>("", "p_name")? {
+            names.push((seat.player_id, name));
+        }
+        seats.push(seat);
+    }
+    Ok(Some(MatchRead { row, seats, names }))
+}
+
+/// What [`match_snapshot`] reads.
+pub struct MatchRead {
+    pub row: matches::Model,
+    pub seats: Vec<match_seats::Model>,
+    /// (player id, name) of every seated player.
+    pub names: Vec<(Uuid, String)>,
+}
+
+/// A match's version alone, by its primary key: what decides whether a snapshot
+/// this process keeps is current.
+pub async fn match_version(db: &impl ConnectionTrait, id: Uuid) -> Result<Option<i64>, DbErr> {
+    matches::Entity::find_by_id(id)
+        .select_only()
+        .column(matches::Column::Version)
+        .into_tuple::<i64>()
+        .one(db)
+        .await
+}
+
+/// A match's version and status: what a long poll checks at each wake-up.
+pub async fn match_progress(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<(i64, String)>, DbErr> {
+    matches::Entity::find_by_id(id)
+        .select_only()
+        .column(matches::Column::Version)
+        .column(matches::Column::Status)
+        .into_tuple::<(i64, String)>()
+        .one(db)
+        .await
+}
+
+fn prefixed(table: &str, names: impl Iterator<Item = String>) -> Vec<String> {
+    names
+        .map(|c| format!("{table}.\"{c}\" AS \"{table}_{c}\""))
+        .collect()
+}
+
+fn match_snapshot_sql(placeholder: &str) -> String {
+    let mut all = prefixed("m", matches::Column::iter().map(|c| c.as_str().to_owned()));
+    all.extend(prefixed(
+        "s",
+        match_seats::Column::iter().map(|c| c.as_str().to_owned()),
+    ));
+    all.push("p.\"name\" AS \"p_name\"".to_owned());
+    format!(
+        "SELECT {} FROM matches m LEFT JOIN match_seats s ON s.match_id = m.id \
+         LEFT JOIN players p ON p.id = s.player_id \
+         WHERE m.id = {placeholder} ORDER BY s.seat",
+        all.join(", ")
+    )
+}
+
+static MATCH_SNAPSHOT_PG: LazyLock<String> = LazyLock::new(|| match_snapshot_sql("$1"));
+static MATCH_SNAPSHOT_SQLITE: LazyLock<String> = LazyLock::new(|| match_snapshot_sql("?"));
+
 async fn match_and_seats(
     db: &impl ConnectionTrait,
     id: Uuid,
@@ -104,23 +196,10 @@ async fn match_and_seats(
 }
 
 fn lock_match_with_seats_sql(placeholder: &str, lock: &str) -> String {
-    let cols = |table: &str, names: Vec<String>| -> Vec<String> {
-        names
-            .into_iter()
-            .map(|c| format!("{table}.\"{c}\" AS \"{table}_{c}\""))
-            .collect()
-    };
-    let mut all = cols(
-        "m",
-        matches::Column::iter()
-            .map(|c| c.as_str().to_owned())
-            .collect(),
-    );
-    all.extend(cols(
+    let mut all = prefixed("m", matches::Column::iter().map(|c| c.as_str().to_owned()));
+    all.extend(prefixed(
         "s",
-        match_seats::Column::iter()
-            .map(|c| c.as_str().to_owned())
-            .collect(),
+        match_seats::Column::iter().map(|c| c.as_str().to_owned()),
     ));
     format!(
         "SELECT {} FROM matches m JOIN match_seats s ON s.match_id = m.id \
@@ -137,36 +216,89 @@ static MATCH_WITH_SEATS_PG: LazyLock<String> =
 static MATCH_WITH_SEATS_SQLITE: LazyLock<String> =
     LazyLock::new(|| lock_match_with_seats_sql("?", ""));
 
-/// Active matches whose deadline has passed, locked for this replica alone: on
-/// Postgres rows another replica holds are skipped (`FOR UPDATE SKIP LOCKED`); on
-/// SQLite the IMMEDIATE transaction already excludes everybody else.
-pub async fn lock_due_matches(
+/// Ids of the matches whose deadline is at or before `now`, earliest first: a plain
+/// read, without locks, since on a distributed database it spans every shard and a
+/// row lock there is refused. Each is then claimed on its own with
+/// [`try_lock_match`] and its deadline checked again under the lock.
+pub async fn due_matches(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
     limit: u64,
-) -> Result<Vec<matches::Model>, DbErr> {
-    let q = matches::Entity::find()
-        .filter(matches::Column::Status.eq("active"))
-        .filter(matches::Column::DeadlineAt.lte(now))
-        .order_by_asc(matches::Column::DeadlineAt)
-        .limit(limit);
+) -> Result<Vec<Uuid>, DbErr> {
+    match_deadlines::Entity::find()
+        .select_only()
+        .column(match_deadlines::Column::MatchId)
+        .filter(match_deadlines::Column::DueAt.lte(now))
+        .order_by_asc(match_deadlines::Column::DueAt)
+        .limit(limit)
+        .into_tuple::<Uuid>()
+        .all(db)
+        .await
+}
+
+/// A match locked for this transaction alone, or `None` when it does not exist or
+/// another transaction holds it (Postgres: `FOR UPDATE SKIP LOCKED`, one row by its
+/// id, so routed to one shard; SQLite: the IMMEDIATE transaction already excludes
+/// everybody else).
+pub async fn try_lock_match(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<matches::Model>, DbErr> {
+    let q = matches::Entity::find_by_id(id);
     if db.get_database_backend() == DbBackend::Postgres {
         q.lock_with_behavior(
             sea_orm::sea_query::LockType::Update,
             sea_orm::sea_query::LockBehavior::SkipLocked,
         )
-        .all(db)
+        .one(db)
         .await
     } else {
-        q.all(db).await
+        q.one(db).await
     }
 }
 
-/// Writes back every column of a match row.
+/// Writes back every column of a match row, and its deadline for the pollers.
 pub async fn update_match(db: &impl ConnectionTrait, m: matches::Model) -> Result<(), DbErr> {
+    set_deadline(db, &m).await?;
     let mut active = m.into_active_model();
     active = active.reset_all();
     active.update(db).await.map(|_| ())
+}
+
+/// Records the match's deadline for the pollers, as its row states it.
+pub async fn set_deadline(db: &impl ConnectionTrait, m: &matches::Model) -> Result<(), DbErr> {
+    db.execute_raw(deadline_statement_of(m, db.get_database_backend()))
+        .await
+        .map(|_| ())
+}
+
+/// The statement of [`set_deadline`].
+pub fn deadline_statement_of(m: &matches::Model, backend: DbBackend) -> Statement {
+    deadline_statement(
+        m.id,
+        m.deadline_at.filter(|_| m.status == "active"),
+        backend,
+    )
+}
+
+/// The statement that records a match's deadline for the pollers (`None`: it has
+/// none, or it is not active).
+pub fn deadline_statement(id: Uuid, due: Option<DateTime<Utc>>, backend: DbBackend) -> Statement {
+    match due {
+        Some(at) => match_deadlines::Entity::insert(match_deadlines::ActiveModel {
+            match_id: Set(id),
+            due_at: Set(at),
+        })
+        .on_conflict(
+            OnConflict::column(match_deadlines::Column::MatchId)
+                .update_column(match_deadlines::Column::DueAt)
+                .to_owned(),
+        )
+        .build(backend),
+        None => match_deadlines::Entity::delete_many()
+            .filter(match_deadlines::Column::MatchId.eq(id))
+            .build(backend),
+    }
 }
 
 pub async fn delete_match(db: &impl ConnectionTrait, id: Uuid) -> Result<(), DbErr> {
@@ -317,15 +449,14 @@ pub async fn update_seat(db: &impl ConnectionTrait, s: match_seats::Model) -> Re
         .map(|_| ())
 }
 
-/// Whether any active match has a deadline at or before `now` (a plain read).
+/// Whether any match has a deadline at or before `now` (a plain read).
 pub async fn any_due(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<bool, DbErr> {
-    Ok(matches::Entity::find()
+    Ok(match_deadlines::Entity::find()
         .select_only()
-        .column(matches::Column::Id)
-        .filter(matches::Column::Status.eq("active"))
-        .filter(matches::Column::DeadlineAt.lte(now))
+        .column(match_deadlines::Column::MatchId)
+        .filter(match_deadlines::Column::DueAt.lte(now))
         .limit(1)
-        .into_tuple::<uuid::Uuid>()
+        .into_tuple::<Uuid>()
         .one(db)
         .await?
         .is_some())

@@ -3,6 +3,7 @@
 
 mod auth;
 mod batch;
+pub mod citus;
 pub mod entities;
 mod matches;
 mod moves;
@@ -44,7 +45,10 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
     let mut opts = ConnectOptions::new(url);
     opts.sqlx_logging(false)
         .acquire_timeout(Duration::from_secs(10))
-        .connect_timeout(Duration::from_secs(10));
+        .connect_timeout(Duration::from_secs(10))
+        // sqlx pings a connection at every acquire by default: a round trip per
+        // query of the hot path. A connection idle for a while is still checked.
+        .test_before_acquire_if_idle_for(Duration::from_secs(30));
     match kind {
         DatabaseKind::Sqlite => {
             opts.max_connections(settings.max_connections.unwrap_or(4))
@@ -102,15 +106,33 @@ pub fn loopback_without_tls(database_url: &str) -> String {
 /// Runs every pending migration, once however many replicas start together: on
 /// Postgres under a transaction-scoped advisory lock, on SQLite inside an
 /// IMMEDIATE transaction (which holds the database's write lock).
-pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+///
+/// On a Citus coordinator it then lays the tables out (see [`citus`]), under the
+/// same lock, and logs where each went.
+pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<(), DbErr> {
     let tx = begin_write(db).await?;
-    if db.get_database_backend() == DbBackend::Postgres {
-        tx.execute_unprepared("SELECT pg_advisory_xact_lock(7153092215)")
-            .await?;
+    let postgres = db.get_database_backend() == DbBackend::Postgres;
+    if postgres {
+        tx.execute_unprepared(MIGRATION_LOCK).await?;
     }
     Migrator::up(&tx, None).await?;
-    tx.commit().await
+    tx.commit().await?;
+    if postgres && citus::is_citus(db).await? {
+        let tx = db.begin().await?;
+        tx.execute_unprepared(MIGRATION_LOCK).await?;
+        let layout = citus::lay_out(&tx, settings.citus_shard_count).await?;
+        tx.commit().await?;
+        tracing::info!(
+            distributed_by_match = ?layout.distributed,
+            reference = ?layout.reference,
+            laid_out_now = ?layout.changed,
+            "citus: tables laid out with the match as tenant"
+        );
+    }
+    Ok(())
 }
+
+const MIGRATION_LOCK: &str = "SELECT pg_advisory_xact_lock(7153092215)";
 
 /// Builds the statistics' running totals again from the history tables, in one
 /// transaction. On Postgres it first waits for matches finishing meanwhile and holds

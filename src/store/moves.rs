@@ -6,10 +6,14 @@ use sea_orm::{
     QueryFilter, QueryOrder, QuerySelect,
 };
 
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
 use super::batch::Batch;
-use super::entities::{events, ledger, match_results, moves, round_seats, rounds};
+use super::entities::{events, ledger, match_results, matches, moves, round_seats, rounds};
 
 // ---------------------------------------------------------------- moves
 
@@ -242,4 +246,218 @@ pub async fn insert_results(
         .exec_without_returning(db)
         .await
         .map(|_| ())
+}
+
+// ---------------------------------------------------------------- the move in one statement
+
+/// An event as the move statement writes it (match and version are the move's).
+pub struct EventRow {
+    pub audience_seat: Option<i32>,
+    pub kind: String,
+    pub data: String,
+}
+
+/// What happens to a match's row in `match_deadlines` with a move.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum DeadlineWrite {
+    /// Unchanged (most moves of a match without time limits).
+    Keep,
+    Set(DateTime<Utc>),
+    Clear,
+}
+
+/// A move that neither finishes its match nor changes a seat: the match row after
+/// it, the move, the reveal it may cause, its events and round records.
+pub struct MoveWrite<'a> {
+    /// The version the move was checked against: the write happens only if the
+    /// match is still at it.
+    pub before_version: i64,
+    pub after: &'a matches::Model,
+    pub deadline: DeadlineWrite,
+    pub mv: &'a moves::Model,
+    pub reveal: bool,
+    pub events: &'a [EventRow],
+    pub rounds: &'a [RoundRows],
+}
+
+/// How [`write_move`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Written {
+    /// Committed.
+    Done,
+    /// Nothing written: the match was no longer at `before_version`, or a move
+    /// with that idempotency key exists. Read under the lock and decide again.
+    Stale,
+}
+
+/// Writes a move on Postgres as one statement outside any transaction: the
+/// update of the match row on condition that its version is still the one the
+/// move was checked against, and the inserts (move, events, rounds) made from
+/// that update's result, so that they happen only with it. One round trip, one
+/// commit; no row lock is held while the server works.
+///
+/// The text of the statement depends only on whether the move resolves rounds and
+/// what it does to the deadline, so each connection prepares a handful of them
+/// once. Lists (events, round seats, ledger lines) are bound as arrays and
+/// unnested, their order kept (`WITH ORDINALITY`), so that event ids follow the
+/// order the events were recorded in.
+///
+/// On a distributed Postgres every part names the match (`$1`), so the statement
+/// goes to the one shard that holds it.
+pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
+    use sea_orm::sqlx;
+    let shape = 3 * usize::from(!w.rounds.is_empty())
+        + match w.deadline {
+            DeadlineWrite::Keep => 0,
+            DeadlineWrite::Set(_) => 1,
+            DeadlineWrite::Clear => 2,
+        };
+    let m = w.after;
+    let mv = w.mv;
+    // The texts are made of the constants below only.
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(MOVE_STATEMENTS[shape].as_str()))
+        .bind(m.id)
+        .bind(w.before_version)
+        .bind(m.version)
+        .bind(m.step)
+        .bind(m.state.as_deref())
+        .bind(m.updated_at)
+        .bind(m.step_started_at)
+        .bind(m.deadline_at)
+        .bind(mv.step)
+        .bind(mv.seat)
+        .bind(mv.player_id)
+        .bind(&mv.action)
+        .bind(mv.public_action.as_deref())
+        .bind(mv.revealed)
+        .bind(mv.completes_step)
+        .bind(mv.idempotency_key.as_deref())
+        .bind(mv.private_until_end)
+        .bind(mv.author.as_deref())
+        .bind(w.reveal)
+        .bind(w.events.iter().map(|e| e.audience_seat).collect::<Vec<_>>())
+        .bind(w.events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
+        .bind(w.events.iter().map(|e| e.data.as_str()).collect::<Vec<_>>());
+    if !w.rounds.is_empty() {
+        let rounds = || w.rounds.iter().map(|r| &r.round);
+        let seats = || w.rounds.iter().flat_map(|r| r.seats.iter());
+        let ledger = || w.rounds.iter().flat_map(|r| r.ledger.iter());
+        q = q
+            .bind(rounds().map(|r| r.round).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.step).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.value).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.outcome.as_str()).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.total_a).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.total_b).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.lead_seat).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.round).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.seat).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.player_id).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.card.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.kind.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.stake).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.choice.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.success).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.delta).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.drew).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.round).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.seat).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.amount).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.reason.as_str()).collect::<Vec<_>>());
+    }
+    if let DeadlineWrite::Set(at) = w.deadline {
+        q = q.bind(at);
+    }
+    let pool = db.get_postgres_connection_pool();
+    match q.fetch_one(pool).await {
+        Ok(row) => {
+            use sea_orm::sqlx::Row;
+            let updated: i64 = row
+                .try_get(0)
+                .map_err(|e| DbErr::Type(format!("move statement: {e}")))?;
+            Ok(if updated == 1 {
+                Written::Done
+            } else {
+                Written::Stale
+            })
+        }
+        // A unique index refused the move: its idempotency key was used before
+        // (or a concurrent writer stored the same seat's move first).
+        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("23505") => Ok(Written::Stale),
+        Err(e) => Err(DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e)))),
+    }
+}
+
+/// The six texts of [`write_move`]'s statement: (no rounds, rounds) × (deadline
+/// kept, set, cleared).
+static MOVE_STATEMENTS: std::sync::LazyLock<[String; 6]> = std::sync::LazyLock::new(|| {
+    let set = DeadlineWrite::Set(DateTime::<Utc>::MIN_UTC);
+    [
+        move_statement(false, DeadlineWrite::Keep),
+        move_statement(false, set),
+        move_statement(false, DeadlineWrite::Clear),
+        move_statement(true, DeadlineWrite::Keep),
+        move_statement(true, set),
+        move_statement(true, DeadlineWrite::Clear),
+    ]
+});
+
+/// The text of [`write_move`]'s statement for one shape of move.
+fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
+    let mut sql = String::from(
+        "WITH m AS (\
+           UPDATE matches SET version = $3, step = $4, state = $5, updated_at = $6, \
+             step_started_at = $7, deadline_at = $8 \
+           WHERE id = $1 AND version = $2 RETURNING id), \
+         mv AS (\
+           INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed, \
+             completes_step, version_after, created_at, idempotency_key, private_until_end, author) \
+           SELECT $1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18 FROM m), \
+         rv AS (\
+           UPDATE moves SET revealed = true \
+           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end \
+             AND EXISTS (SELECT FROM m)), \
+         ev AS (\
+           INSERT INTO events (match_id, version, audience_seat, kind, data, created_at) \
+           SELECT $1, $3, e.a, e.k, e.d, $6 \
+           FROM m, unnest($20::int4[], $21::text[], $22::text[]) WITH ORDINALITY AS e(a, k, d, o) \
+           ORDER BY e.o)",
+    );
+    let mut next = 23;
+    if rounds {
+        sql.push_str(
+            ", rd AS (\
+               INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
+                 lead_seat, created_at) \
+               SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, $6 \
+               FROM m, unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
+                 $28::int8[], $29::int4[]) AS r(round, step, value, outcome, a, b, lead)), \
+             rs AS (\
+               INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
+                 choice, success, delta, drew) \
+               SELECT $1, s.* FROM m, unnest($30::int4[], $31::int4[], $32::uuid[], $33::text[], \
+                 $34::text[], $35::int8[], $36::text[], $37::bool[], $38::int8[], $39::int4[]) \
+                 AS s(round, seat, player, card, kind, stake, choice, success, delta, drew)), \
+             lg AS (\
+               INSERT INTO ledger (match_id, round, seat, amount, reason) \
+               SELECT $1, l.round, l.seat, l.amount, l.reason \
+               FROM m, unnest($40::int4[], $41::int4[], $42::int8[], $43::text[]) \
+                 WITH ORDINALITY AS l(round, seat, amount, reason, o) \
+               ORDER BY l.o)",
+        );
+        next = 44;
+    }
+    match deadline {
+        DeadlineWrite::Keep => {}
+        DeadlineWrite::Set(_) => sql.push_str(&format!(
+            ", dl AS (\
+               INSERT INTO match_deadlines (match_id, due_at) SELECT $1, ${next} FROM m \
+               ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
+        )),
+        DeadlineWrite::Clear => sql.push_str(
+            ", dl AS (DELETE FROM match_deadlines WHERE match_id = $1 AND EXISTS (SELECT FROM m))",
+        ),
+    }
+    sql.push_str(" SELECT count(*) FROM m");
+    sql
 }

@@ -83,13 +83,14 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         cors_origins: Vec::new(),
         data_dir: None,
         max_connections: None,
+        citus_shard_count: std::env::var("CITUS_SHARD_COUNT").ok().and_then(|n| n.parse().ok()),
         log_format: "pretty".into(),
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,
         webhooks: Default::default(),
         password_hash_threads: 2,
         password_hash_wait_ms: 60_000,
-        state_cache_mib: 32,
+        match_cache_mib: 32,
         credential_cache_ms: 2000,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")

@@ -11,7 +11,7 @@ async fn migrations_go_up_down_and_up_again() {
     Migrator::up(&db, None).await.expect("up");
     Migrator::down(&db, None).await.expect("down");
     Migrator::up(&db, None).await.expect("up again");
-    sealed_orders::store::migrate(&db)
+    sealed_orders::store::migrate(&db, &settings)
         .await
         .expect("migrate is idempotent");
 }
