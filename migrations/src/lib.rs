@@ -25,6 +25,7 @@ mod m20261124_200001_create_stat_totals;
 mod m20261125_000001_add_coarse_stat_grains;
 mod m20261125_100001_key_per_match_tables;
 mod m20261125_100002_create_match_deadlines;
+mod m20261125_100003_rename_match_references;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000001_add_coarse_stat_grains::Migration),
             Box::new(m20261125_100001_key_per_match_tables::Migration),
             Box::new(m20261125_100002_create_match_deadlines::Migration),
+            Box::new(m20261125_100003_rename_match_references::Migration),
         ]
     }
 }

@@ -63,7 +63,10 @@ enum StatPlayerBest {
     PlayerId,
     Game,
     Positional,
-    MatchId,
+    /// Named `best_match_id` since m20261125_100003 (a table holding a `match_id`
+    /// column is a per-match table, which this one is not); databases made before
+    /// that have `match_id`, which that migration renames.
+    BestMatchId,
     Round,
     Delta,
 }
@@ -164,7 +167,7 @@ impl MigrationTrait for Migration {
                     .col(uuid(StatPlayerBest::PlayerId))
                     .col(string_len(StatPlayerBest::Game, 64))
                     .col(boolean(StatPlayerBest::Positional))
-                    .col(uuid(StatPlayerBest::MatchId))
+                    .col(uuid(StatPlayerBest::BestMatchId))
                     .col(integer(StatPlayerBest::Round))
                     .col(big_integer(StatPlayerBest::Delta))
                     .primary_key(

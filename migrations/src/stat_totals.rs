@@ -132,8 +132,8 @@ pub fn fold_statements(scope: &str, grains: &[i16]) -> Vec<String> {
     let zeros = "CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT), CAST(0 AS BIGINT)";
     let best = "CASE WHEN excluded.delta > stat_player_best.delta THEN TRUE \
         WHEN excluded.delta < stat_player_best.delta THEN FALSE \
-        WHEN excluded.match_id < stat_player_best.match_id THEN TRUE \
-        WHEN excluded.match_id > stat_player_best.match_id THEN FALSE \
+        WHEN excluded.best_match_id < stat_player_best.best_match_id THEN TRUE \
+        WHEN excluded.best_match_id > stat_player_best.best_match_id THEN FALSE \
         ELSE excluded.round < stat_player_best.round END";
     vec![
         g.sql(
@@ -213,7 +213,7 @@ pub fn fold_statements(scope: &str, grains: &[i16]) -> Vec<String> {
             ", p.card",
         ),
         format!(
-            "INSERT INTO stat_player_best (player_id, game, positional, match_id, round, delta) \
+            "INSERT INTO stat_player_best (player_id, game, positional, best_match_id, round, delta) \
              SELECT x.player_id, x.game, x.positional, x.match_id, x.round, x.delta FROM ( \
                SELECT rs.player_id, f.game, f.positional, rs.match_id, rs.round, rs.delta, \
                  ROW_NUMBER() OVER (PARTITION BY rs.player_id, f.game, f.positional \
@@ -221,7 +221,7 @@ pub fn fold_statements(scope: &str, grains: &[i16]) -> Vec<String> {
                FROM {seats} WHERE {scope} AND rs.player_id IS NOT NULL) x \
              WHERE x.rn = 1 \
              ON CONFLICT (player_id, game, positional) DO UPDATE SET \
-               match_id = excluded.match_id, round = excluded.round, delta = excluded.delta \
+               best_match_id = excluded.best_match_id, round = excluded.round, delta = excluded.delta \
              WHERE {best}"
         ),
     ]

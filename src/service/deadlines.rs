@@ -209,8 +209,6 @@ impl Service {
             _ => null(state),
         }
     }
-
-
 }
 
 /// Whether some awaited seat has a null move to play.

@@ -256,7 +256,8 @@ impl Service {
             },
         };
         let m = &snap.row;
-        let (Some(state), true, true) = (&snap.state, m.status == ACTIVE, req.step == m.step) else {
+        let (Some(state), true, true) = (&snap.state, m.status == ACTIVE, req.step == m.step)
+        else {
             return Ok(None);
         };
         let Some(mine) = snap.seats.iter().find(|s| s.player_id == me.id) else {

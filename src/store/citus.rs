@@ -110,14 +110,22 @@ pub async fn lay_out(tx: &DatabaseTransaction, shard_count: Option<u32>) -> Resu
         })
         .collect::<Result<Vec<_>, DbErr>>()?;
     for (table, key, _) in &keys {
-        run(tx, &format!("ALTER TABLE {table} DROP CONSTRAINT \"{key}\"")).await?;
+        run(
+            tx,
+            &format!("ALTER TABLE {table} DROP CONSTRAINT \"{key}\""),
+        )
+        .await?;
     }
     if let Some(n) = shard_count {
         run(tx, &format!("SET LOCAL citus.shard_count = {n}")).await?;
     }
     // A sequential mode: the tables are created in one transaction with the
     // foreign keys made afterwards, which Citus requires of reference tables.
-    run(tx, "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'").await?;
+    run(
+        tx,
+        "SET LOCAL citus.multi_shard_modify_mode TO 'sequential'",
+    )
+    .await?;
     if pending.iter().any(|t| *t == "matches") {
         run(tx, "SELECT create_distributed_table('matches', 'id')").await?;
         layout.changed.push("matches".into());
@@ -128,7 +136,9 @@ pub async fn lay_out(tx: &DatabaseTransaction, shard_count: Option<u32>) -> Resu
             continue;
         }
         let sql = if per_match.iter().any(|p| p == t) {
-            format!("SELECT create_distributed_table('{t}', 'match_id', colocate_with => 'matches')")
+            format!(
+                "SELECT create_distributed_table('{t}', 'match_id', colocate_with => 'matches')"
+            )
         } else {
             format!("SELECT create_reference_table('{t}')")
         };
@@ -136,7 +146,11 @@ pub async fn lay_out(tx: &DatabaseTransaction, shard_count: Option<u32>) -> Resu
         layout.changed.push(t.to_owned());
     }
     for (table, key, def) in &keys {
-        run(tx, &format!("ALTER TABLE {table} ADD CONSTRAINT \"{key}\" {def}")).await?;
+        run(
+            tx,
+            &format!("ALTER TABLE {table} ADD CONSTRAINT \"{key}\" {def}"),
+        )
+        .await?;
     }
     Ok(layout)
 }

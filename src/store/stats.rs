@@ -536,7 +536,7 @@ pub async fn player_best_rounds(
     let mut q = Query::select();
     q.from(t("stat_player_best"))
         .expr_as(Expr::col(t("game")), t("game"))
-        .expr_as(Expr::col(t("match_id")), t("match_id"))
+        .expr_as(Expr::col(t("best_match_id")), t("match_id"))
         .expr_as(Expr::cust("CAST(round AS BIGINT)"), t("round"))
         .expr_as(Expr::col(t("delta")), t("delta"))
         .and_where(Expr::col(t("player_id")).eq(player));

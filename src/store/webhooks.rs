@@ -234,6 +234,7 @@ pub async fn lease_deliveries(
 }
 
 /// What an attempt changes in its delivery.
+#[derive(Clone)]
 pub struct DeliveryOutcome {
     pub status: &'static str,
     pub next_attempt_at: DateTime<Utc>,

@@ -83,7 +83,9 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         cors_origins: Vec::new(),
         data_dir: None,
         max_connections: None,
-        citus_shard_count: std::env::var("CITUS_SHARD_COUNT").ok().and_then(|n| n.parse().ok()),
+        citus_shard_count: std::env::var("CITUS_SHARD_COUNT")
+            .ok()
+            .and_then(|n| n.parse().ok()),
         log_format: "pretty".into(),
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,

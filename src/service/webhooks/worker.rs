@@ -15,6 +15,7 @@ use crate::errors::ApiError;
 use crate::service::Service;
 use crate::service::hub::Wake;
 use crate::service::models::EventResponse;
+use crate::service::with_retry;
 use crate::store::entities::{webhook_attempts, webhook_deliveries, webhooks};
 use crate::store::{self, DeliveryOutcome, StreamPosition};
 
@@ -238,12 +239,15 @@ impl Service {
             let attempts = rows.iter().filter_map(|r| {
                 hooks
                     .get(&r.webhook_id)
-                    .map(|h| self.attempt_delivery(r, h, claim))
+                    .map(|h| self.attempt_delivery(r, h))
             });
-            for result in futures_util::future::join_all(attempts).await {
-                if let Err(e) = result {
-                    tracing::warn!(error = %e.detail, "recording a webhook attempt failed");
-                }
+            // Posted concurrently, recorded together: one transaction per batch,
+            // and no concurrent writers of these tables from one replica (on a
+            // distributed Postgres they are reference tables, whose concurrent
+            // writes deadlock across nodes).
+            let done = futures_util::future::join_all(attempts).await;
+            if let Err(e) = with_retry!(self.record_attempts(&done, claim)) {
+                tracing::warn!(error = %e.detail, "recording webhook attempts failed");
             }
             made += rows.len();
             if (rows.len() as u64) < CLAIM_BATCH {
@@ -252,13 +256,12 @@ impl Service {
         }
     }
 
-    /// One attempt: sign, post, record the attempt and the delivery's new state.
+    /// One attempt: sign, post, and say what to record.
     async fn attempt_delivery(
         &self,
         d: &webhook_deliveries::Model,
         hook: &webhooks::Model,
-        claim: Uuid,
-    ) -> Result<(), ApiError> {
+    ) -> Attempted {
         let started_at = self.clock.now();
         let started = Instant::now();
         let body = Bytes::from(d.payload.clone());
@@ -332,10 +335,8 @@ impl Service {
             webhook.id = %hook.id, delivery.id = %d.id, attempt, status = outcome.status,
             status_code, error = error.as_deref().unwrap_or(""), "webhook attempt"
         );
-        let tx = store::begin_write(&self.db).await?;
-        store::insert_attempt(
-            &tx,
-            webhook_attempts::Model {
+        Attempted {
+            attempt: webhook_attempts::Model {
                 id: Uuid::now_v7(),
                 delivery_id: d.id,
                 attempt,
@@ -344,14 +345,30 @@ impl Service {
                 status_code,
                 error,
             },
-        )
-        .await?;
-        if !store::finish_delivery(&tx, d.id, claim, outcome).await? {
-            tracing::warn!(delivery.id = %d.id, "a webhook lease ran out during its attempt");
+            outcome,
+        }
+    }
+
+    /// Records attempts and their deliveries' new states, each delivery only
+    /// while `claim` still holds it (a lease that ran out belongs to somebody else).
+    async fn record_attempts(&self, done: &[Attempted], claim: Uuid) -> Result<(), ApiError> {
+        let tx = store::begin_write(&self.db).await?;
+        for a in done {
+            store::insert_attempt(&tx, a.attempt.clone()).await?;
+            if !store::finish_delivery(&tx, a.attempt.delivery_id, claim, a.outcome.clone()).await?
+            {
+                tracing::warn!(delivery.id = %a.attempt.delivery_id, "a webhook lease ran out during its attempt");
+            }
         }
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// An attempt made, to be recorded.
+struct Attempted {
+    attempt: webhook_attempts::Model,
+    outcome: DeliveryOutcome,
 }
 
 /// The wait after failed attempt number `attempt` (1-based): `base` doubled per

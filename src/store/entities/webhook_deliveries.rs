@@ -7,6 +7,8 @@ pub struct Model {
     pub id: Uuid,
     pub webhook_id: Uuid,
     pub event_id: i64,
+    /// The match of the event delivered (the delivery belongs to its webhook).
+    #[sea_orm(column_name = "event_match_id")]
     pub match_id: Uuid,
     pub kind: String,
     /// The JSON body, fixed when the delivery was made.
