@@ -180,23 +180,75 @@ impl From<DynError> for ApiError {
 
 impl From<sea_orm::DbErr> for ApiError {
     fn from(e: sea_orm::DbErr) -> Self {
-        if is_contention(&e) {
-            tracing::warn!(error = %e, "database contention");
-            return Self::unavailable("The server is busy; try again shortly.");
+        match trouble(&e) {
+            Trouble::Contention => {
+                tracing::warn!(error = %e, "database contention");
+                Self::unavailable("The server is busy; try again shortly.")
+            }
+            Trouble::Unreachable => {
+                tracing::warn!(error = %e, "database unreachable");
+                Self::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "database_unavailable",
+                    "The part of the database that holds this is unavailable; try again shortly.",
+                )
+                .retry_after(5)
+            }
+            Trouble::Fault => Self::internal(e),
         }
-        Self::internal(e)
     }
 }
 
-/// Whether an error is contention worth a retry (serialization failure, deadlock,
-/// SQLite busy, pool exhaustion) rather than a fault.
-fn is_contention(e: &sea_orm::DbErr) -> bool {
+/// What a database error means for the client.
+#[derive(Debug, PartialEq, Eq)]
+enum Trouble {
+    /// Worth a retry at once: serialization failure, deadlock, SQLite busy, a pool
+    /// with no connection free.
+    Contention,
+    /// A database node cannot be reached (a distributed database's worker is down,
+    /// the server restarts): worth a retry in a few seconds.
+    Unreachable,
+    Fault,
+}
+
+fn trouble(e: &sea_orm::DbErr) -> Trouble {
+    use sea_orm::{DbErr, RuntimeErr};
+    if let DbErr::Exec(RuntimeErr::SqlxError(s))
+    | DbErr::Query(RuntimeErr::SqlxError(s))
+    | DbErr::Conn(RuntimeErr::SqlxError(s)) = e
+    {
+        use sea_orm::sqlx::Error;
+        match s.as_ref() {
+            Error::PoolTimedOut => return Trouble::Contention,
+            Error::Io(_) | Error::PoolClosed | Error::WorkerCrashed => {
+                return Trouble::Unreachable;
+            }
+            Error::Database(d) => match d.code().as_deref() {
+                Some("40001" | "40P01") => return Trouble::Contention,
+                // Connection exceptions (class 08: Citus reports a worker it
+                // cannot reach as 08006), the server shutting down or starting,
+                // too many connections.
+                Some(c)
+                    if c.starts_with("08")
+                        || matches!(c, "57P01" | "57P02" | "57P03" | "53300") =>
+                {
+                    return Trouble::Unreachable;
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
     let text = e.to_string();
-    [
+    // Citus, about a worker it lost a connection to mid-transaction.
+    if text.contains("connection to the remote node")
+        || text.contains("failure on connection marked as essential")
+    {
+        return Trouble::Unreachable;
+    }
+    if [
         "database is locked",
         "SQLITE_BUSY",
-        "40001",
-        "40P01",
         "could not serialize",
         "deadlock detected",
         "pool timed out",
@@ -204,6 +256,11 @@ fn is_contention(e: &sea_orm::DbErr) -> bool {
     ]
     .iter()
     .any(|needle| text.contains(needle))
+    {
+        Trouble::Contention
+    } else {
+        Trouble::Fault
+    }
 }
 
 /// Error handlers for actix's own extractors, so that malformed input gets a

@@ -291,10 +291,10 @@ pub enum Written {
 }
 
 /// Writes a move on Postgres as one statement outside any transaction: the
-/// update of the match row on condition that its version is still the one the
-/// move was checked against, and the inserts (move, events, rounds) made from
-/// that update's result, so that they happen only with it. One round trip, one
-/// commit; no row lock is held while the server works.
+/// inserts of the move, its events and rounds, and the update of the match row,
+/// which fails (division by zero, SQLSTATE 22012) unless the match is still at the
+/// version the move was checked against, taking every insert with it. One round
+/// trip, one commit; no row lock is held while the server works.
 ///
 /// The text of the statement depends only on whether the move resolves rounds and
 /// what it does to the deadline, so each connection prepares a handful of them
@@ -302,8 +302,10 @@ pub enum Written {
 /// unnested, their order kept (`WITH ORDINALITY`), so that event ids follow the
 /// order the events were recorded in.
 ///
-/// On a distributed Postgres every part names the match (`$1`), so the statement
-/// goes to the one shard that holds it.
+/// No part reads another's result: on a distributed Postgres a part that did would
+/// be shipped to every worker as an intermediate result, making the move a
+/// two-phase commit across them. As it is, every part names the match (`$1`), so
+/// the whole statement stays on the one worker that holds it.
 pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
     use sea_orm::sqlx;
     let shape = 3 * usize::from(!w.rounds.is_empty())
@@ -369,21 +371,17 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
         q = q.bind(at);
     }
     let pool = db.get_postgres_connection_pool();
-    match q.fetch_one(pool).await {
-        Ok(row) => {
-            use sea_orm::sqlx::Row;
-            let updated: i64 = row
-                .try_get(0)
-                .map_err(|e| DbErr::Type(format!("move statement: {e}")))?;
-            Ok(if updated == 1 {
-                Written::Done
-            } else {
-                Written::Stale
-            })
+    match q.execute(pool).await {
+        Ok(done) if done.rows_affected() == 1 => Ok(Written::Done),
+        Ok(_) => Ok(Written::Stale),
+        Err(sqlx::Error::Database(e))
+            // 22012: the match moved past the version (the guard's division by
+            // zero); 23505: a unique index refused the move (its idempotency key
+            // was used before, or a concurrent writer stored the seat's move).
+            if matches!(e.code().as_deref(), Some("22012" | "23505")) =>
+        {
+            Ok(Written::Stale)
         }
-        // A unique index refused the move: its idempotency key was used before
-        // (or a concurrent writer stored the same seat's move first).
-        Err(sqlx::Error::Database(e)) if e.code().as_deref() == Some("23505") => Ok(Written::Stale),
         Err(e) => Err(DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e)))),
     }
 }
@@ -405,22 +403,17 @@ static MOVE_STATEMENTS: std::sync::LazyLock<[String; 6]> = std::sync::LazyLock::
 /// The text of [`write_move`]'s statement for one shape of move.
 fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
     let mut sql = String::from(
-        "WITH m AS (\
-           UPDATE matches SET version = $3, step = $4, state = $5, updated_at = $6, \
-             step_started_at = $7, deadline_at = $8 \
-           WHERE id = $1 AND version = $2 RETURNING id), \
-         mv AS (\
+        "WITH mv AS (\
            INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed, \
              completes_step, version_after, created_at, idempotency_key, private_until_end, author) \
-           SELECT $1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18 FROM m), \
+           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18)), \
          rv AS (\
            UPDATE moves SET revealed = true \
-           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end \
-             AND EXISTS (SELECT FROM m)), \
+           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end), \
          ev AS (\
            INSERT INTO events (match_id, version, audience_seat, kind, data, created_at) \
            SELECT $1, $3, e.a, e.k, e.d, $6 \
-           FROM m, unnest($20::int4[], $21::text[], $22::text[]) WITH ORDINALITY AS e(a, k, d, o) \
+           FROM unnest($20::int4[], $21::text[], $22::text[]) WITH ORDINALITY AS e(a, k, d, o) \
            ORDER BY e.o)",
     );
     let mut next = 23;
@@ -430,18 +423,18 @@ fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
                INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
                  lead_seat, created_at) \
                SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, $6 \
-               FROM m, unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
+               FROM unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
                  $28::int8[], $29::int4[]) AS r(round, step, value, outcome, a, b, lead)), \
              rs AS (\
                INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
                  choice, success, delta, drew) \
-               SELECT $1, s.* FROM m, unnest($30::int4[], $31::int4[], $32::uuid[], $33::text[], \
+               SELECT $1, s.* FROM unnest($30::int4[], $31::int4[], $32::uuid[], $33::text[], \
                  $34::text[], $35::int8[], $36::text[], $37::bool[], $38::int8[], $39::int4[]) \
                  AS s(round, seat, player, card, kind, stake, choice, success, delta, drew)), \
              lg AS (\
                INSERT INTO ledger (match_id, round, seat, amount, reason) \
                SELECT $1, l.round, l.seat, l.amount, l.reason \
-               FROM m, unnest($40::int4[], $41::int4[], $42::int8[], $43::text[]) \
+               FROM unnest($40::int4[], $41::int4[], $42::int8[], $43::text[]) \
                  WITH ORDINALITY AS l(round, seat, amount, reason, o) \
                ORDER BY l.o)",
         );
@@ -451,13 +444,18 @@ fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
         DeadlineWrite::Keep => {}
         DeadlineWrite::Set(_) => sql.push_str(&format!(
             ", dl AS (\
-               INSERT INTO match_deadlines (match_id, due_at) SELECT $1, ${next} FROM m \
+               INSERT INTO match_deadlines (match_id, due_at) VALUES ($1, ${next}) \
                ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
         )),
-        DeadlineWrite::Clear => sql.push_str(
-            ", dl AS (DELETE FROM match_deadlines WHERE match_id = $1 AND EXISTS (SELECT FROM m))",
-        ),
+        DeadlineWrite::Clear => {
+            sql.push_str(", dl AS (DELETE FROM match_deadlines WHERE match_id = $1)")
+        }
     }
-    sql.push_str(" SELECT count(*) FROM m");
+    // The guard: unless the row is still at version $2, 1 / 0 fails the statement.
+    sql.push_str(
+        " UPDATE matches SET version = $3 + 0 * (1 / (CASE WHEN version = $2 THEN 1 ELSE 0 END)), \
+           step = $4, state = $5, updated_at = $6, step_started_at = $7, deadline_at = $8 \
+         WHERE id = $1",
+    );
     sql
 }

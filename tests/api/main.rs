@@ -6,6 +6,7 @@ mod helpers;
 
 mod async_play;
 mod deadlines;
+mod distributed;
 mod errors;
 mod games;
 mod leak;
