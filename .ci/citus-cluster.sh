@@ -28,6 +28,8 @@ listen_addresses = '127.0.0.1'
 max_connections = 300
 shared_buffers = 128MB
 citus.max_client_connections = 250
+# A worker that cannot be reached fails a request in seconds, not half a minute.
+citus.node_connection_timeout = 5000
 CONF
     # Trust on loopback and the socket, as the machine's main cluster.
     sed -i -E 's/^(local|host)(\s+all\s+all\s+.*)\s(peer|md5|scram-sha-256)$/\1\2 trust/' "$conf/pg_hba.conf"

@@ -397,3 +397,191 @@ async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
     );
     drop(servers);
 }
+
+/// The last two sealed moves of a step sent at the same instant to two replicas,
+/// in many matches at once: every step resolves exactly once, whichever replica
+/// takes which move, and no move, round or event is doubled.
+#[tokio::test]
+async fn last_moves_racing_on_two_replicas_resolve_each_step_exactly_once() {
+    use serde_json::{Value, json};
+    let (settings, _guard) = test_settings().await;
+    if settings.database_schema.is_none() {
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (servers, apis) = replicas(&settings, 2, &[]).await;
+    let client = reqwest::Client::new();
+    let (get, post) = (reqwest::Method::GET, reqwest::Method::POST);
+    let mut tokens = Vec::new();
+    for name in ["rae", "sid"] {
+        let body = json!({"name": name, "password": "password1"});
+        call(
+            &client,
+            post.clone(),
+            format!("{}/players", apis[0]),
+            None,
+            body.clone(),
+        )
+        .await;
+        let t = call(
+            &client,
+            post.clone(),
+            format!("{}/auth/token", apis[1]),
+            None,
+            body,
+        )
+        .await;
+        tokens.push(t["access_token"].as_str().expect("token").to_owned());
+    }
+    let mut ids = Vec::new();
+    for _ in 0..12 {
+        let m = call(
+            &client,
+            post.clone(),
+            format!("{}/matches", apis[0]),
+            Some(&tokens[0]),
+            json!({"game": "malacca", "seats": 2, "options": {"stakes": "sealed", "ships": [9, 6, 11]}}),
+        )
+        .await;
+        let id = m["id"].as_str().expect("id").to_owned();
+        call(
+            &client,
+            post.clone(),
+            format!("{}/matches/{id}/join", apis[1]),
+            Some(&tokens[1]),
+            json!({}),
+        )
+        .await;
+        ids.push(id);
+    }
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([9; 32]);
+    let mut races = 0;
+    for _ in 0..200 {
+        let mut sends = Vec::new();
+        let mut active = 0;
+        for id in &ids {
+            let view = call(
+                &client,
+                get.clone(),
+                format!("{}/matches/{id}", apis[0]),
+                None,
+                Value::Null,
+            )
+            .await;
+            if view["status"] != "active" {
+                continue;
+            }
+            active += 1;
+            let awaiting: Vec<usize> = view["prompt"]["awaiting"]
+                .as_array()
+                .expect("awaiting")
+                .iter()
+                .map(|s| s.as_u64().expect("seat") as usize)
+                .collect();
+            // Each awaited seat's move, to the replica of its own index.
+            for seat in awaiting.iter().copied() {
+                let mine = call(
+                    &client,
+                    get.clone(),
+                    format!("{}/matches/{id}", apis[seat]),
+                    Some(&tokens[seat]),
+                    Value::Null,
+                )
+                .await;
+                let legal = mine["prompt"]["legal"].as_array().expect("legal").clone();
+                let action = sealed_orders::games::legal::sample(&legal, &mut rng).expect("a move");
+                let step = mine["prompt"]["step"].clone();
+                let req = client
+                    .post(format!("{}/matches/{id}/moves", apis[seat]))
+                    .bearer_auth(&tokens[seat])
+                    .json(&json!({"step": step, "action": action}));
+                sends.push(req.send());
+            }
+            if awaiting.len() == 2 {
+                races += 1;
+            }
+        }
+        if active == 0 {
+            break;
+        }
+        for r in futures_util::future::join_all(sends).await {
+            let r = r.expect("response");
+            let status = r.status();
+            let text = r.text().await.expect("body");
+            assert!(status.is_success(), "a racing move: {status} {text}");
+        }
+    }
+    assert!(races >= 24, "the matches raced {races} times");
+    for id in &ids {
+        let m = call(
+            &client,
+            get.clone(),
+            format!("{}/matches/{id}", apis[1]),
+            None,
+            Value::Null,
+        )
+        .await;
+        assert_eq!(m["status"], "finished", "{m}");
+        let events = call(
+            &client,
+            get.clone(),
+            format!("{}/matches/{id}/events?limit=200", apis[0]),
+            None,
+            Value::Null,
+        )
+        .await;
+        let mut resolved: Vec<i64> = events["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .filter(|e| e["kind"] == "step_resolved")
+            .map(|e| e["data"]["step"].as_i64().expect("step"))
+            .collect();
+        let n = resolved.len();
+        resolved.dedup();
+        assert_eq!(resolved.len(), n, "a step resolved twice in {id}: {events}");
+        let moves = call(
+            &client,
+            get.clone(),
+            format!("{}/matches/{id}/moves?limit=200", apis[1]),
+            None,
+            Value::Null,
+        )
+        .await;
+        let mut keys: Vec<(i64, i64)> = moves["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|mv| {
+                (
+                    mv["step"].as_i64().expect("step"),
+                    mv["seat"].as_i64().expect("seat"),
+                )
+            })
+            .collect();
+        let n = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "a seat moved twice in a step of {id}");
+        let rounds = call(
+            &client,
+            get.clone(),
+            format!("{}/matches/{id}/rounds", apis[0]),
+            None,
+            Value::Null,
+        )
+        .await;
+        let numbers: Vec<i64> = rounds["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|r| r["round"].as_i64().expect("round"))
+            .collect();
+        assert_eq!(
+            numbers,
+            (1..=numbers.len() as i64).collect::<Vec<_>>(),
+            "rounds of {id}"
+        );
+    }
+    drop(servers);
+}
