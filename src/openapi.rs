@@ -11,6 +11,8 @@ use utoipa_actix_web::AppExt;
 
 use crate::games::DynGame;
 
+mod contract;
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -28,7 +30,8 @@ use crate::games::DynGame;
         (name = "auth", description = "Access tokens."),
         (name = "games", description = "The game catalogue."),
         (name = "matches", description = "Creating, joining and reading matches."),
-        (name = "moves", description = "Moves, events and the history of rounds."),
+        (name = "moves", description = "Moves, a match's events and the history of rounds."),
+        (name = "events", description = "What happens in your matches: event pages, Server-Sent Events streams and stream tickets."),
         (name = "ratings", description = "Per-game ratings and leaderboards."),
         (name = "stats", description = "Statistics over finished matches."),
         (name = "replays", description = "Replay bundles and their verification."),
@@ -262,6 +265,7 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
     let mut views = Vec::new();
     let mut options = Vec::new();
     let mut positions = Vec::new();
+    let mut per_game = Vec::new();
     if let Some(schemas) = doc
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
@@ -275,7 +279,9 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                 .components
                 .iter()
                 .map(|(name, _)| {
-                    let new = if name.starts_with(&prefix) {
+                    let new = if name.starts_with(&prefix)
+                        || crate::games::legal::SHARED_SCHEMAS.contains(&name.as_str())
+                    {
                         name.clone()
                     } else {
                         format!("{prefix}{}", pascal(name))
@@ -293,12 +299,26 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                 rename_refs(&mut v, &renames);
                 v
             };
+            per_game.push(GameDocs {
+                id: game.info().id,
+                action: r(&s.action),
+                view: r(&s.view),
+                template: s.template.as_ref().map(r),
+                prompt_kinds: s.prompt_kinds,
+                example_action: s.example_action.clone(),
+            });
             actions.push(r(&s.action));
             views.push(r(&s.view));
             options.push(r(&s.options));
             positions.push(r(&s.position));
         }
-        schemas.insert("GameAction".into(), one_of(&actions, false));
+        // Games share action shapes (Malacca's and Kontor's `{"type":"pass"}`), so
+        // an action is valid when it is any game's: `anyOf`, not `oneOf`. Which
+        // game's it is follows from the match.
+        schemas.insert(
+            "GameAction".into(),
+            json!({"anyOf": actions, "description": "An action of the match's game (each game's actions are listed under its name)."}),
+        );
         schemas.insert("GameView".into(), one_of(&views, false));
         // Each game's options as `POST /matches` takes them: with the service
         // options `rated` and `position` beside the game's own.
@@ -364,8 +384,20 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
             "view",
             one_of(&[r("GameView")], true),
         );
+        contract::per_game(schemas, &per_game);
     }
+    contract::finish(&mut doc, &per_game);
     doc
+}
+
+/// What the document says of one game, gathered from its registry entry.
+pub(crate) struct GameDocs {
+    pub id: &'static str,
+    pub action: Value,
+    pub view: Value,
+    pub template: Option<Value>,
+    pub prompt_kinds: &'static [&'static str],
+    pub example_action: Value,
 }
 
 /// The document, pretty-printed as committed in `openapi/openapi.json`.

@@ -17,6 +17,7 @@ pub struct ExportQuery {
     /// Matches finished before this time (RFC 3339).
     pub until: Option<DateTime<Utc>>,
     /// Bundles per response: 1 to 1000 (default 100).
+    #[param(minimum = 1, maximum = 1000, default = 100)]
     pub limit: Option<u64>,
     /// Resume after this cursor (the `Next-Cursor` header of the previous response).
     pub cursor: Option<String>,

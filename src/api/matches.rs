@@ -82,6 +82,7 @@ pub struct ListMatchesQuery {
     /// `waiting`, `active`, `finished` or `aborted`.
     pub status: Option<String>,
     /// Items per page: 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -120,6 +121,7 @@ pub struct GetMatchQuery {
     /// over), or when `wait` runs out; answers at once if it already is.
     pub after_version: Option<i64>,
     /// Long poll: the most seconds to wait, 1 to 60 (default 30).
+    #[param(minimum = 1, maximum = 60, default = 30)]
     pub wait: Option<u64>,
 }
 

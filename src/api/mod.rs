@@ -73,6 +73,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     /// Items per page: 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,

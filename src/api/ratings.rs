@@ -13,6 +13,7 @@ pub struct LeaderboardQuery {
     /// Only players with at least this many rated matches (default 1).
     pub min_games: Option<i32>,
     /// Items per page: 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
@@ -46,6 +47,7 @@ pub struct RatingsQuery {
     /// Only this game.
     pub game: Option<String>,
     /// Items per page: 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,

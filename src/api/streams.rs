@@ -89,6 +89,7 @@ pub async fn create_stream_ticket(
 #[serde(deny_unknown_fields)]
 pub struct PlayerEventsQuery {
     /// JSON pages only: items per page, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
     /// JSON pages only: the `next_cursor` of the previous page.
     pub cursor: Option<String>,

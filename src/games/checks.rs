@@ -133,3 +133,55 @@ pub fn standings_along<G: Game>(
         })
         .collect()
 }
+
+/// Plays `games` random games and checks, at every step, that every prompt's kind
+/// is one the game declares and that every entry `legal` lists for every seat is
+/// typed: a complete action parses as the game's action, an entry marked
+/// `"template": true` as one of its templates. Answers how many templates were
+/// seen (a caller asserts some were where the game has them, so the check is not
+/// vacuous).
+pub fn legal_is_typed<G: Game>(
+    data: &G::Data,
+    seats: usize,
+    options: &G::Options,
+    games: u8,
+) -> usize {
+    let mut templates = 0;
+    for g in 0..games {
+        let mut setup = GameRng::from_key([g.wrapping_add(40); 32]);
+        let mut state = G::setup(data, seats, options, &mut setup).expect("setup");
+        let mut play = GameRng::from_key([g ^ 0x5e; 32]);
+        loop {
+            let prompt = match G::progress(&state) {
+                Progress::Finished(_) => break,
+                Progress::Active(p) => p,
+            };
+            assert!(
+                G::prompt_kinds().contains(&prompt.kind.as_str()),
+                "prompt kind {} is not declared",
+                prompt.kind
+            );
+            for seat in 0..seats {
+                for entry in G::legal(&state, seat).into_iter().flatten() {
+                    if entry.get("template") == Some(&Value::Bool(true)) {
+                        templates += 1;
+                        if let Err(e) = serde_json::from_value::<G::Template>(entry.clone()) {
+                            panic!("template {entry} does not parse: {e}");
+                        }
+                    } else if let Err(e) = serde_json::from_value::<G::Action>(entry.clone()) {
+                        panic!("complete action {entry} does not parse: {e}");
+                    }
+                }
+            }
+            let seat = prompt.awaiting[0];
+            let listed = G::legal(&state, seat).expect("awaited seat has moves");
+            let action: G::Action =
+                serde_json::from_value(legal::sample(&listed, &mut play).expect("a move"))
+                    .expect("parses");
+            state = G::apply(&state, seat, &action, &mut play)
+                .expect("apply")
+                .state;
+        }
+    }
+    templates
+}

@@ -254,8 +254,16 @@ pub trait Game: 'static {
     type State: Serialize + DeserializeOwned + Clone + Send + Sync + 'static;
     type Action: Serialize + DeserializeOwned + Clone + PartialEq + Debug + ToSchema;
     type View: Serialize + ToSchema;
+    /// The templates `legal` lists (an action with parameters to fill in), typed
+    /// for the API's schema; [`super::legal::NoTemplates`] for a game that lists
+    /// complete actions only.
+    type Template: DeserializeOwned + ToSchema;
 
     fn info() -> GameInfo;
+    /// Every `kind` a prompt of this game can have, for the API's schema.
+    fn prompt_kinds() -> &'static [&'static str];
+    /// A typical move, shown as the game's example in the API's document.
+    fn example_action() -> Self::Action;
     /// The component-data files, embedded; the service may override their contents.
     fn data_files() -> &'static [DataFile];
     /// Parses the data files, given as `(name, contents)` in `data_files()` order.
@@ -395,6 +403,12 @@ pub struct GameSchemas {
     pub view: RefOr<Schema>,
     pub options: RefOr<Schema>,
     pub position: RefOr<Schema>,
+    /// The templates of `legal`; None when the game lists complete actions only.
+    pub template: Option<RefOr<Schema>>,
+    /// Every `kind` of the game's prompts.
+    pub prompt_kinds: &'static [&'static str],
+    /// A typical move.
+    pub example_action: Value,
     /// Every named schema these refer to.
     pub components: Vec<(String, RefOr<Schema>)>,
 }
@@ -548,6 +562,10 @@ impl<G: Game> DynGame for Erased<G> {
             view: named::<G::View>(&mut components),
             options: named::<G::Options>(&mut components),
             position: named::<G::Position>(&mut components),
+            template: (G::Template::name() != super::legal::NO_TEMPLATES)
+                .then(|| named::<G::Template>(&mut components)),
+            prompt_kinds: G::prompt_kinds(),
+            example_action: serde_json::to_value(G::example_action()).unwrap_or(Value::Null),
             components,
         }
     }

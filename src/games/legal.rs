@@ -4,9 +4,90 @@
 //! choice `{"subset_of", "min", "max"}`. These helpers match an action against
 //! such a list and draw a uniform legal action from it (bots, property tests).
 
+use std::borrow::Cow;
+
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::rng::GameRng;
+
+/// The `"template": true` mark of a template: only `true` is accepted, and the
+/// schema says so, so a client tells a template from a complete action by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TemplateMark;
+
+impl<'de> Deserialize<'de> for TemplateMark {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match bool::deserialize(d)? {
+            true => Ok(Self),
+            false => Err(serde::de::Error::custom("a template is marked `true`")),
+        }
+    }
+}
+
+impl PartialSchema for TemplateMark {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::Boolean)
+            .enum_values(Some([true]))
+            .description(Some(
+                "Always `true`: this entry is a template whose parameters are to be filled in.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for TemplateMark {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("TemplateMark")
+    }
+}
+
+/// An integer parameter of a template: any value from `min` to `max`, both included.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IntRange {
+    pub min: i64,
+    pub max: i64,
+}
+
+/// A subset parameter of a template: an array of distinct items of `subset_of`,
+/// at least `min` and at most `max` of them (the order may matter to the game,
+/// e.g. a pyramid's cubes bottom floor first).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Subset {
+    pub subset_of: Vec<String>,
+    #[schema(minimum = 0)]
+    pub min: u64,
+    #[schema(minimum = 0)]
+    pub max: u64,
+}
+
+/// The templates of a game that lists complete actions only: none can exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum NoTemplates {}
+
+impl PartialSchema for NoTemplates {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new().into()
+    }
+}
+
+impl ToSchema for NoTemplates {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed(NO_TEMPLATES)
+    }
+}
+
+/// The schema name of [`NoTemplates`], which the API document leaves out.
+pub const NO_TEMPLATES: &str = "NoTemplates";
+
+/// The schemas shared by every game's templates: named once in the document.
+pub const SHARED_SCHEMAS: [&str; 3] = ["TemplateMark", "IntRange", "Subset"];
 
 enum Param<'a> {
     Fixed(&'a Value),

@@ -6,6 +6,8 @@ pub mod rng;
 
 #[cfg(test)]
 mod checks;
+#[cfg(test)]
+mod contract_tests;
 
 pub use self::core::*;
 pub mod cairo;

@@ -14,6 +14,7 @@ mod report;
 mod rules;
 mod scoring;
 mod state;
+mod templates;
 mod view;
 
 #[cfg(test)]
@@ -34,6 +35,7 @@ pub use position::{
     CairoPosition, HoldingPosition, ParcelPosition, PositionPhase, PyramidPosition,
 };
 pub use state::{Phase, State as CairoState, StoneLocation};
+pub use templates::CairoTemplate;
 pub use view::CairoView;
 
 /// The Cairo rules engine.
@@ -234,6 +236,28 @@ impl Game for Cairo {
     type State = state::State;
     type Action = CairoAction;
     type View = CairoView;
+    type Template = CairoTemplate;
+
+    fn prompt_kinds() -> &'static [&'static str] {
+        &[
+            "roll",
+            "choose_material",
+            "aim_flick",
+            "report_flick",
+            "confirm_report",
+            "discard",
+            "build",
+            "retrieve",
+            "order_tie",
+        ]
+    }
+
+    fn example_action() -> CairoAction {
+        CairoAction::ChooseMaterial {
+            material: Material::Large,
+            finger: None,
+        }
+    }
 
     fn info() -> GameInfo {
         GameInfo {

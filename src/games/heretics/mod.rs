@@ -397,6 +397,17 @@ impl Game for Heretics {
     type State = HereticsState;
     type Action = HereticsAction;
     type View = HereticsView;
+    type Template = crate::games::legal::NoTemplates;
+
+    fn prompt_kinds() -> &'static [&'static str] {
+        &[PROMPT_CHOOSE]
+    }
+
+    fn example_action() -> HereticsAction {
+        HereticsAction::Play {
+            card: "hussites:7".to_owned(),
+        }
+    }
 
     fn info() -> GameInfo {
         GameInfo {

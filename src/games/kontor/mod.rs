@@ -11,6 +11,7 @@ mod cards;
 mod moves;
 mod position;
 mod rules;
+mod templates;
 mod view;
 
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub use board::Coord;
 pub use cards::{Card, CardKind, CellType, Goods, KontorData, SpecialKind, Team};
 pub use position::{Position, PositionCell, PositionPlayer, PositionReveal};
 pub use rules::{AllPassPolicy, State, Variant};
+pub use templates::KontorTemplate;
 pub use view::View;
 
 use super::rng::GameRng;
@@ -97,6 +99,17 @@ impl Game for Kontor {
     type State = State;
     type Action = Action;
     type View = View;
+    type Template = KontorTemplate;
+
+    fn prompt_kinds() -> &'static [&'static str] {
+        &["choose", "place"]
+    }
+
+    fn example_action() -> Action {
+        Action::Choose {
+            card: "red_3".to_owned(),
+        }
+    }
 
     fn info() -> GameInfo {
         GameInfo {

@@ -11,6 +11,7 @@ mod bot;
 mod data;
 mod position;
 mod rules;
+mod templates;
 mod view;
 
 #[cfg(test)]
@@ -33,6 +34,7 @@ use super::{DataFile, Game, GameInfo, Progress, RuleError, Seat, Viewer};
 
 pub use data::{MalaccaData, Rules};
 pub use rules::State;
+pub use templates::MalaccaTemplate;
 
 /// The Malacca rules engine.
 pub struct Malacca;
@@ -524,6 +526,23 @@ impl Game for Malacca {
     type State = State;
     type Action = Action;
     type View = MalaccaView;
+    type Template = MalaccaTemplate;
+
+    fn prompt_kinds() -> &'static [&'static str] {
+        &[
+            "equipment_purchase",
+            "bet",
+            "waiting_choice",
+            "sayyida_keep",
+        ]
+    }
+
+    fn example_action() -> Action {
+        Action::Play {
+            card: Card::Trade,
+            stake: 1,
+        }
+    }
 
     fn info() -> GameInfo {
         GameInfo {
