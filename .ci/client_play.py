@@ -1,4 +1,6 @@
-"""Plays a complete Malacca match through a client generated from openapi/openapi.json.
+"""Plays a complete Malacca match through a client generated from openapi/openapi.json,
+and checks that a Kontor match's prompt parses as Kontor's (a match's document is
+its game's, told apart by `game`).
 
 Usage: python3 client_play.py BASE_URL DIR_WITH_sealed_orders_client
 """
@@ -17,7 +19,9 @@ from sealed_orders_client.api.players import create_player  # noqa: E402
 from sealed_orders_client.models import (  # noqa: E402
     CreateMatchRequest,
     CreatePlayerRequest,
-    MatchResponse,
+    KontorActionType1,
+    KontorMatch,
+    MalaccaMatch,
     SubmitMoveRequest,
     TokenRequest,
 )
@@ -68,7 +72,7 @@ moves = 0
 while True:
     m = get_match.sync_detailed(match_id, client=anonymous)
     assert m.status_code == 200, m.content
-    assert isinstance(m.parsed, MatchResponse)
+    assert isinstance(m.parsed, MalaccaMatch), type(m.parsed)
     if m.parsed.status != "active":
         break
     seat = m.parsed.prompt.awaiting[0]
@@ -85,5 +89,18 @@ assert m.parsed.status == "finished", m.parsed.status
 rounds = list_rounds.sync_detailed(match_id, client=anonymous)
 assert rounds.status_code == 200
 assert len(rounds.parsed.items) == 3
+# Kontor's `{"type":"pass"}` has the shape of Malacca's: it parses as Kontor's
+# because the match document is Kontor's.
+request = CreateMatchRequest.from_dict({"game": "kontor", "seats": 2})
+kontor = create_match.sync_detailed(client=players[0], body=request)
+assert kontor.status_code == 201, kontor.content
+joined = join_match.sync_detailed(kontor.parsed.id, client=players[1]).parsed
+assert isinstance(joined, KontorMatch), type(joined)
+seat = joined.prompt.awaiting[0]
+mine = get_match.sync_detailed(kontor.parsed.id, client=players[seat]).parsed
+assert isinstance(mine, KontorMatch), type(mine)
+passes = [entry for entry in mine.prompt.legal if entry.to_dict() == {"type": "pass"}]
+assert passes and all(isinstance(p, KontorActionType1) for p in passes), mine.prompt.legal
+
 print(f"generated client: played match {match_id} to the end in {moves} moves; "
       f"ranking {[(p.seat, p.score, p.rank) for p in m.parsed.result]}")

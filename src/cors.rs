@@ -14,7 +14,7 @@ use actix_web::{HttpResponse, web};
 /// Request headers a browser client may send.
 const ALLOW_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID";
 /// Response headers a browser client may read besides the safelisted ones.
-const EXPOSE_HEADERS: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
+const EXPOSE_HEADERS: &str = "RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
     X-Request-Id, Idempotent-Replay, Location";
 const ALLOW_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 /// How long a browser may cache a preflight answer, in seconds.

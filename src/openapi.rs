@@ -21,7 +21,10 @@ mod contract;
             Seats are 0-based. Errors are application/problem+json with a stable `code`. \
             Legal moves (`prompt.legal`) are complete actions or templates marked \
             `\"template\": true` whose parameters are value lists (plural name), integer \
-            ranges `{min,max}` or subset choices `{subset_of,min,max}`.",
+            ranges `{min,max}` or subset choices `{subset_of,min,max}`; each game's are typed \
+            (`<Game>LegalMove`), and a match's document is its game's (`<Game>Match`, told \
+            apart by `game`). `HEAD` is answered wherever `GET` is. A `201 Created` answer \
+            gives the new resource's path in `Location`.",
         license(name = "MIT", identifier = "MIT"),
     ),
     tags(
@@ -305,6 +308,7 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                 view: r(&s.view),
                 template: s.template.as_ref().map(r),
                 prompt_kinds: s.prompt_kinds,
+                event_kinds: s.event_kinds,
                 example_action: s.example_action.clone(),
             });
             actions.push(r(&s.action));
@@ -397,6 +401,7 @@ pub(crate) struct GameDocs {
     pub view: Value,
     pub template: Option<Value>,
     pub prompt_kinds: &'static [&'static str],
+    pub event_kinds: &'static [&'static str],
     pub example_action: Value,
 }
 

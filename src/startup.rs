@@ -45,10 +45,14 @@ impl RouteTable {
         if let Some(paths) = spec.get("paths").and_then(Value::as_object) {
             for (path, item) in paths {
                 let segments = path.split('/').map(str::to_owned).collect();
-                let methods = item
+                let mut methods: Vec<String> = item
                     .as_object()
                     .map(|o| o.keys().map(|m| m.to_uppercase()).collect())
                     .unwrap_or_default();
+                // HEAD is answered wherever GET is (`api::head`).
+                if methods.iter().any(|m| m == "GET") {
+                    methods.push("HEAD".into());
+                }
                 routes.push((segments, methods));
             }
         }
@@ -198,11 +202,13 @@ impl Application {
             // Registered before the /api/v1 scope, which would otherwise answer for it.
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
+                .route("/docs", web::get().to(crate::api::docs_redirect))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),
                     middleware::from_fn(crate::cors::cors),
                 ))
                 .wrap(middleware::from_fn(observe))
+                .wrap(middleware::from_fn(crate::api::head::head_as_get))
                 .wrap(tracing_actix_web::TracingLogger::default())
                 .app_data(metrics.clone())
                 .app_data(limits.clone())

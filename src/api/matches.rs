@@ -68,7 +68,9 @@ pub async fn create_match(
             },
         )
         .await?;
-    Ok(HttpResponse::Created().json(m))
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/api/v1/matches/{}", m.id)))
+        .json(m))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -120,8 +122,9 @@ pub struct GetMatchQuery {
     /// Long poll: answer only once the match's `version` is above this (or it is
     /// over), or when `wait` runs out; answers at once if it already is.
     pub after_version: Option<i64>,
-    /// Long poll: the most seconds to wait, 1 to 60 (default 30).
-    #[param(minimum = 1, maximum = 60, default = 30)]
+    /// Long poll: the most seconds to wait, 1 to 60 (30 when not given); only with
+    /// `after_version`.
+    #[param(minimum = 1, maximum = 60)]
     pub wait: Option<u64>,
 }
 

@@ -3,6 +3,7 @@
 mod auth;
 mod exports;
 mod games;
+pub mod head;
 mod health;
 mod matches;
 mod moves;
@@ -65,6 +66,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(moves::list_events)
                 .service(moves::list_rounds),
         );
+}
+
+/// `/docs` is the API browser's folder: its pages load from `/docs/`.
+pub async fn docs_redirect() -> actix_web::HttpResponse {
+    actix_web::HttpResponse::PermanentRedirect()
+        .insert_header(("Location", "/docs/"))
+        .finish()
 }
 
 /// Query parameters of the paginated lists.

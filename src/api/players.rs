@@ -42,7 +42,10 @@ pub async fn create_player(
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.auth(&req, None)?;
     let p = service.register(&body.name, &body.password).await?;
-    Ok(quota.headers(HttpResponse::Created()).json(p))
+    Ok(quota
+        .headers(HttpResponse::Created())
+        .insert_header(("Location", format!("/api/v1/players/{}", p.name)))
+        .json(p))
 }
 
 /// A new password for the caller.

@@ -54,7 +54,12 @@ pub async fn create_api_token(
             },
         )
         .await?;
-    Ok(HttpResponse::Created().json(created))
+    Ok(HttpResponse::Created()
+        .insert_header((
+            "Location",
+            format!("/api/v1/players/me/tokens/{}", created.api_token.id),
+        ))
+        .json(created))
 }
 
 /// Your API tokens, newest first, revoked and expired ones included; never their secrets.

@@ -51,7 +51,12 @@ pub async fn create_webhook(
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
     let created = service.create_webhook(&me, &body.url, body.events).await?;
-    Ok(HttpResponse::Created().json(created))
+    Ok(HttpResponse::Created()
+        .insert_header((
+            "Location",
+            format!("/api/v1/players/me/webhooks/{}", created.webhook.id),
+        ))
+        .json(created))
 }
 
 /// Your webhooks, newest first; never their secrets.

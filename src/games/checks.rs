@@ -135,7 +135,7 @@ pub fn standings_along<G: Game>(
 }
 
 /// Plays `games` random games and checks, at every step, that every prompt's kind
-/// is one the game declares and that every entry `legal` lists for every seat is
+/// and every event's kind is one the game declares, and that every entry `legal` lists for every seat is
 /// typed: a complete action parses as the game's action, an entry marked
 /// `"template": true` as one of its templates. Answers how many templates were
 /// seen (a caller asserts some were where the game has them, so the check is not
@@ -178,9 +178,15 @@ pub fn legal_is_typed<G: Game>(
             let action: G::Action =
                 serde_json::from_value(legal::sample(&listed, &mut play).expect("a move"))
                     .expect("parses");
-            state = G::apply(&state, seat, &action, &mut play)
-                .expect("apply")
-                .state;
+            let t = G::apply(&state, seat, &action, &mut play).expect("apply");
+            for e in &t.events {
+                assert!(
+                    G::event_kinds().contains(&e.kind.as_str()),
+                    "event kind {} is not declared",
+                    e.kind
+                );
+            }
+            state = t.state;
         }
     }
     templates

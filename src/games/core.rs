@@ -183,6 +183,10 @@ pub struct RoundRecord {
     pub total_b: Option<i64>,
     /// The round's leading seat (Malacca: the captain).
     pub lead_seat: Option<Seat>,
+    /// What the round was about, `<what>:<id>` (Heretics: `city:brno`, the city
+    /// fought for, whoever took it).
+    #[serde(default)]
+    pub subject: Option<String>,
     pub seats: Vec<SeatRecord>,
     pub ledger: Vec<LedgerEntry>,
 }
@@ -264,6 +268,8 @@ pub trait Game: 'static {
     fn prompt_kinds() -> &'static [&'static str];
     /// A typical move, shown as the game's example in the API's document.
     fn example_action() -> Self::Action;
+    /// Every `kind` of the game's own events, for the API's schema.
+    fn event_kinds() -> &'static [&'static str];
     /// The component-data files, embedded; the service may override their contents.
     fn data_files() -> &'static [DataFile];
     /// Parses the data files, given as `(name, contents)` in `data_files()` order.
@@ -409,6 +415,8 @@ pub struct GameSchemas {
     pub prompt_kinds: &'static [&'static str],
     /// A typical move.
     pub example_action: Value,
+    /// Every kind of the game's own events.
+    pub event_kinds: &'static [&'static str],
     /// Every named schema these refer to.
     pub components: Vec<(String, RefOr<Schema>)>,
 }
@@ -566,6 +574,7 @@ impl<G: Game> DynGame for Erased<G> {
                 .then(|| named::<G::Template>(&mut components)),
             prompt_kinds: G::prompt_kinds(),
             example_action: serde_json::to_value(G::example_action()).unwrap_or(Value::Null),
+            event_kinds: G::event_kinds(),
             components,
         }
     }

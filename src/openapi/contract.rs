@@ -279,6 +279,158 @@ pub(super) fn per_game(schemas: &mut Map<String, Value>, games: &[GameDocs]) {
     if let Some(p) = schemas.get_mut("Problem") {
         set_property(p, "code", string_enum(ERROR_CODES));
     }
+    typed_events(schemas, games);
+}
+
+/// The server's own lifecycle events (besides the games' own), with the
+/// schema of their `data`. `round_resolved` is left to the games: some write
+/// their own, with more in it.
+fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
+    let seat = json!({"type": "integer", "minimum": 0});
+    let player = json!({"type": "string", "format": "uuid"});
+    let object = |props: Value, required: &[&str]| {
+        json!({"type": "object", "properties": props, "required": required,
+            "additionalProperties": false})
+    };
+    vec![
+        (
+            "player_joined",
+            "A seat was taken (by a bot account when `bot` is given).",
+            object(
+                json!({"seat": seat, "player": player, "bot": {"type": "string"}}),
+                &["seat", "player"],
+            ),
+        ),
+        (
+            "player_left",
+            "A player left a waiting match.",
+            object(json!({"seat": seat, "player": player}), &["seat", "player"]),
+        ),
+        (
+            "match_started",
+            "Every seat was taken; seats are as they play.",
+            object(
+                json!({
+                    "seats": {"type": "array", "items": object(json!({
+                        "seat": seat,
+                        "player": {"oneOf": [player, {"type": "null"}]},
+                        "bot": {"type": ["string", "null"]},
+                    }), &["seat", "player", "bot"])},
+                    "rated": {"type": "boolean"},
+                }),
+                &["seats", "rated"],
+            ),
+        ),
+        (
+            "seat_submitted",
+            "A seat moved in this step (never what).",
+            object(
+                json!({"seat": seat, "step": {"type": "integer"}}),
+                &["seat", "step"],
+            ),
+        ),
+        (
+            "step_resolved",
+            "The step is complete; the match is at `next_step`.",
+            object(
+                json!({"step": {"type": "integer"}, "next_step": {"type": "integer"}}),
+                &["step", "next_step"],
+            ),
+        ),
+        (
+            "match_finished",
+            "The match is over: its placings, best first, and the seats that forfeited.",
+            object(
+                json!({
+                    "placings": {"type": "array", "items": object(json!({
+                        "seat": seat, "score": {"type": "integer"},
+                        "rank": {"type": "integer", "minimum": 1},
+                    }), &["seat", "score", "rank"])},
+                    "forfeited": {"type": "array", "items": seat},
+                }),
+                &["placings", "forfeited"],
+            ),
+        ),
+        (
+            "match_aborted",
+            "The match was cancelled.",
+            object(json!({}), &[]),
+        ),
+        (
+            "seat_timed_out",
+            "A seat's time ran out; the match's policy applies.",
+            object(
+                json!({"seat": seat, "policy": {"type": "string", "enum": ["bot", "forfeit"]}}),
+                &["seat", "policy"],
+            ),
+        ),
+        (
+            "seat_returned",
+            "An absent seat's player is back, by moving or by `POST /matches/{id}/return`.",
+            object(
+                json!({"seat": seat, "by": {"type": "string", "enum": ["move", "return"]}}),
+                &["seat", "by"],
+            ),
+        ),
+        (
+            "seat_forfeited",
+            "A seat forfeited: it resigned, or its time ran out under `forfeit`.",
+            object(
+                json!({"seat": seat, "reason": {"type": "string", "enum": ["resigned", "timeout"]}}),
+                &["seat", "reason"],
+            ),
+        ),
+    ]
+}
+
+/// `EventResponse` and `PlayerEventResponse` as unions told apart by `kind`:
+/// one document per lifecycle event with its `data` typed, and one for the
+/// games' own events (their kinds listed; their data described on each game's
+/// rules page).
+fn typed_events(schemas: &mut Map<String, Value>, games: &[GameDocs]) {
+    let lifecycle = lifecycle_events();
+    let mut game_kinds: Vec<&str> = vec!["round_resolved"];
+    for g in games {
+        for k in g.event_kinds {
+            if !game_kinds.contains(k) && !lifecycle.iter().any(|(l, _, _)| l == k) {
+                game_kinds.push(k);
+            }
+        }
+    }
+    for (base, prefix) in [("EventResponse", ""), ("PlayerEventResponse", "Feed")] {
+        let Some(template) = schemas.get(base).cloned() else {
+            continue;
+        };
+        let mut variants = Vec::new();
+        let mut mapping = Map::new();
+        for (kind, description, data) in &lifecycle {
+            let name = format!("{prefix}{}Event", pascal(kind));
+            let mut v = template.clone();
+            set_property(&mut v, "kind", string_enum(&[kind]));
+            set_property(&mut v, "data", data.clone());
+            v["description"] = Value::from(*description);
+            schemas.insert(name.clone(), v);
+            variants.push(reference(&name));
+            mapping.insert((*kind).into(), format!("{SCHEMA_REF}{name}").into());
+        }
+        let name = format!("{prefix}GameEvent");
+        let mut v = template.clone();
+        set_property(&mut v, "kind", string_enum(&game_kinds));
+        v["description"] = "One of the games' own events; what its `data` holds is \
+            described on the game's rules page."
+            .into();
+        schemas.insert(name.clone(), v);
+        variants.push(reference(&name));
+        for kind in &game_kinds {
+            mapping.insert((*kind).into(), format!("{SCHEMA_REF}{name}").into());
+        }
+        let description = template.get("description").cloned().unwrap_or(Value::Null);
+        schemas.insert(
+            base.into(),
+            json!({"description": description, "oneOf": variants,
+                "discriminator": {"propertyName": "kind", "mapping": mapping}}),
+        );
+    }
 }
 
 /// Says of every free-form object (a game's final state, a catalogue's options)
@@ -310,6 +462,54 @@ fn open_objects(v: &mut Value) {
         }
         Value::Array(a) => a.iter_mut().for_each(open_objects),
         _ => {}
+    }
+}
+
+/// Where a created resource is (`Location` on a 201, except a stream ticket,
+/// which is no resource of its own), and the rate-limit headers in their
+/// current form beside the older draft's, which are marked deprecated.
+fn response_headers(responses: &mut Map<String, Value>) {
+    if let Some(created) = responses.get_mut("201")
+        && !created
+            .pointer("/content/application~1json/schema/$ref")
+            .is_some_and(|r| {
+                r.as_str()
+                    .is_some_and(|r| r.ends_with("/StreamTicketResponse"))
+            })
+        && let Some(o) = created.as_object_mut()
+    {
+        let headers = o.entry("headers").or_insert_with(|| json!({}));
+        if let Some(h) = headers.as_object_mut() {
+            h.insert(
+                "Location".into(),
+                json!({"description": "The path of what was created.",
+                    "schema": {"type": "string"}}),
+            );
+        }
+    }
+    for response in responses.values_mut() {
+        let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        if !headers.contains_key("RateLimit-Limit") {
+            continue;
+        }
+        headers.entry("RateLimit").or_insert_with(|| {
+            json!({"description": "The limit as it stands (IETF RateLimit header fields):                 `\"<policy>\";r=<requests left>;t=<seconds until the allowance is whole again>`.",
+                "schema": {"type": "string"}})
+        });
+        headers.entry("RateLimit-Policy").or_insert_with(|| {
+            json!({"description": "The limit's policy: `\"<policy>\";q=<requests a minute,                 and in a burst>;w=60`; policies are `auth`, `moves` and `verify`.",
+                "schema": {"type": "string"}})
+        });
+        for old in ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] {
+            if let Some(h) = headers.get_mut(old).and_then(Value::as_object_mut) {
+                h.insert("deprecated".into(), true.into());
+                if let Some(Value::String(d)) = h.get_mut("description") {
+                    d.push_str(" Deprecated: read `RateLimit` and `RateLimit-Policy`.");
+                }
+            }
+        }
     }
 }
 
@@ -349,6 +549,9 @@ pub(super) fn finish(doc: &mut Value, games: &[GameDocs]) {
     };
     for item in paths.values_mut().filter_map(Value::as_object_mut) {
         for op in item.values_mut() {
+            if let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) {
+                response_headers(responses);
+            }
             let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
                 continue;
             };

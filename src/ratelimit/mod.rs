@@ -45,6 +45,8 @@ pub struct RateLimits {
     description = "Too many requests from this address or account (`rate_limited`); retry after the Retry-After header.",
     content_type = "application/problem+json",
     headers(
+        ("RateLimit" = String, description = "The limit as it stands (IETF RateLimit header fields): `\"<policy>\";r=<requests left: 0>;t=<seconds until the allowance is whole again>`."),
+        ("RateLimit-Policy" = String, description = "The limit's policy: `\"<policy>\";q=<requests a minute, and in a burst>;w=60`; policies are `auth`, `moves` and `verify`."),
         ("RateLimit-Limit" = u32, description = "Requests allowed per minute (and in a burst)."),
         ("RateLimit-Remaining" = u32, description = "Requests left now: 0."),
         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."),
@@ -53,18 +55,40 @@ pub struct RateLimits {
 )]
 pub struct TooManyRequests(#[allow(dead_code)] Problem);
 
-/// The answer's RateLimit-* headers; nothing when the limit is off.
+/// The answer's rate-limit headers; nothing when the limit is off.
 #[derive(Debug, Clone, Copy, Default)]
 #[must_use = "a quota's headers belong on the answer"]
-pub struct Granted(Option<Quota>);
+pub struct Granted(Option<(Quota, &'static str)>);
+
+/// The headers saying where a quota stands: `RateLimit` and `RateLimit-Policy`
+/// as the IETF's RateLimit header fields define them (structured fields: the
+/// policy's name, its quota `q` per window `w` in seconds; what is left `r` and
+/// the seconds `t` until the allowance is whole again), and the older draft's
+/// `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, kept for
+/// clients written against them until they are withdrawn (see the README).
+pub fn quota_headers(q: &Quota, policy: &str) -> [(&'static str, String); 5] {
+    [
+        (
+            "RateLimit",
+            format!("\"{policy}\";r={};t={}", q.remaining, q.reset),
+        ),
+        (
+            "RateLimit-Policy",
+            format!("\"{policy}\";q={};w=60", q.limit),
+        ),
+        ("RateLimit-Limit", q.limit.to_string()),
+        ("RateLimit-Remaining", q.remaining.to_string()),
+        ("RateLimit-Reset", q.reset.to_string()),
+    ]
+}
 
 impl Granted {
-    /// Adds RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset.
+    /// Adds the quota's headers (see [`quota_headers`]).
     pub fn headers(self, mut resp: HttpResponseBuilder) -> HttpResponseBuilder {
-        if let Some(q) = self.0 {
-            resp.insert_header(("RateLimit-Limit", q.limit.to_string()))
-                .insert_header(("RateLimit-Remaining", q.remaining.to_string()))
-                .insert_header(("RateLimit-Reset", q.reset.to_string()));
+        if let Some((q, policy)) = self.0 {
+            for header in quota_headers(&q, policy) {
+                resp.insert_header(header);
+            }
         }
         resp
     }
@@ -109,7 +133,7 @@ impl RateLimits {
             let name: String = name.chars().take(32).collect();
             keys.push((Key::Account(name.to_lowercase()), self.auth_per_min));
         }
-        self.check(&keys, "authentication attempts")
+        self.check(&keys, "auth", "authentication attempts")
     }
 
     /// Moves (and anything else a player does to a match at a move's pace): per
@@ -120,22 +144,27 @@ impl RateLimits {
             (Key::Player(player), self.moves_per_min),
             (self.address("moves", req), self.moves_per_min_per_address),
         ];
-        self.check(&keys, "moves")
+        self.check(&keys, "moves", "moves")
     }
 
     /// Replay verification: per address.
     pub fn verify(&self, req: &HttpRequest) -> Result<Granted, ApiError> {
         let keys = [(self.address("verify", req), VERIFY_PER_MINUTE)];
-        self.check(&keys, "verifications")
+        self.check(&keys, "verify", "verifications")
     }
 
-    fn check(&self, keys: &[(Key, u32)], what: &str) -> Result<Granted, ApiError> {
+    fn check(
+        &self,
+        keys: &[(Key, u32)],
+        policy: &'static str,
+        what: &str,
+    ) -> Result<Granted, ApiError> {
         match self.buckets.take(keys, self.clock.now()) {
             None => Ok(Granted(None)),
-            Some(Ok(q)) => Ok(Granted(Some(q))),
+            Some(Ok(q)) => Ok(Granted(Some((q, policy)))),
             Some(Err(q)) => {
                 let wait = q.retry_after.unwrap_or(1);
-                Err(ApiError::new(
+                let mut e = ApiError::new(
                     StatusCode::TOO_MANY_REQUESTS,
                     "rate_limited",
                     format!(
@@ -143,10 +172,11 @@ impl RateLimits {
                         q.limit
                     ),
                 )
-                .retry_after(u32::try_from(wait).unwrap_or(u32::MAX))
-                .with_header("RateLimit-Limit", q.limit.to_string())
-                .with_header("RateLimit-Remaining", q.remaining.to_string())
-                .with_header("RateLimit-Reset", q.reset.to_string()))
+                .retry_after(u32::try_from(wait).unwrap_or(u32::MAX));
+                for (name, value) in quota_headers(&q, policy) {
+                    e = e.with_header(name, value);
+                }
+                Err(e)
             }
         }
     }

@@ -331,7 +331,9 @@ impl Service {
         let variant = game.variant(seats, &game_options)?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
-        stored_options.insert("rated".into(), service_options.rated.into());
+        // A position match is never rated: its options say so too.
+        let rated = service_options.rated && service_options.position.is_none();
+        stored_options.insert("rated".into(), rated.into());
         if let Some(limit) = service_options.move_time_limit {
             stored_options.insert("move_time_limit".into(), limit.into());
         }
@@ -349,7 +351,7 @@ impl Service {
             owner_id: Some(me.id),
             options: Value::Object(stored_options).to_string(),
             position: service_options.position.as_ref().map(|p| p.to_string()),
-            rated: service_options.rated && service_options.position.is_none(),
+            rated,
             seed: seed.to_vec(),
             seed_sha256: sha256_hex(&seed),
             state: None,

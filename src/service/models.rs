@@ -322,6 +322,13 @@ pub struct RoundResponse {
     pub total_b: Option<i64>,
     /// Malacca: the captain.
     pub lead_seat: Option<usize>,
+    /// What the round was about, as `<what>:<id>`: Malacca `ship:<cargo value>`;
+    /// Heretics `city:<id>`, the city fought for (whether won or left unclaimed);
+    /// Kontor `cards:<id>,…`, the cards revealed, in play order (`cards:` when
+    /// every seat passed); Cairo `parcel:<id>` (a simulated flick's target),
+    /// `landing:<id>` (a reported flick's landing) or `final_scoring`. Null for
+    /// rounds recorded before the server kept it.
+    pub subject: Option<String>,
     pub seats: Vec<RoundSeatResponse>,
     pub ledger: Vec<LedgerResponse>,
     pub created_at: DateTime<Utc>,

@@ -82,6 +82,7 @@ fn round_rows(
             total_a: r.total_a,
             total_b: r.total_b,
             lead_seat: r.lead_seat.map(|s| s as i32),
+            subject: r.subject.clone(),
             created_at: now,
         },
         seats: r
@@ -852,6 +853,7 @@ impl Service {
                 total_a: r.round.total_a,
                 total_b: r.round.total_b,
                 lead_seat: r.round.lead_seat.map(|s| s as usize),
+                subject: r.round.subject,
                 seats: r
                     .seats
                     .into_iter()

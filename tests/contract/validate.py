@@ -154,6 +154,8 @@ def play(game, seats, options):
             cursor = page["next_cursor"]
             if not cursor:
                 break
+    _, feed = http("GET", "/players/me/events?limit=200", token=tokens[0])
+    check("PlayerEventPage", feed)
     print(f"{game} {options or ''}: {moves} moves, every document valid")
 
 

@@ -259,6 +259,26 @@ impl Game for Cairo {
         }
     }
 
+    fn event_kinds() -> &'static [&'static str] {
+        &[
+            "build",
+            "discard",
+            "eliminated",
+            "final_turn",
+            "flick",
+            "material",
+            "move",
+            "report_draft",
+            "report_resolved",
+            "report_submitted",
+            "retrieve",
+            "roll",
+            "scoring",
+            "tie_breaks",
+            "turn_end",
+        ]
+    }
+
     fn info() -> GameInfo {
         GameInfo {
             id: "cairo",

@@ -542,6 +542,7 @@ fn finish(s: &mut State, out: &mut Out) -> Result<(), RuleError> {
         } else {
             None
         },
+        subject: Some("final_scoring".into()),
         seats,
         ledger,
     });
@@ -1153,6 +1154,7 @@ fn simulated_flick(
         total_a: Some(i64::from(s.turn) + 1),
         total_b: Some(i64::from(flick_no)),
         lead_seat: Some(seat),
+        subject: Some(format!("parcel:{target}")),
         seats: vec![SeatRecord {
             seat,
             card: Some(material.name().into()),
@@ -1346,6 +1348,7 @@ fn accept(s: &mut State, out: &mut Out, result: ReportResult) -> Result<Flow, Ru
                 total_a: Some(i64::from(s.turn) + 1),
                 total_b: Some(i64::from(*flick)),
                 lead_seat: Some(*seat),
+                subject: Some(format!("landing:{}", rep.landing)),
                 seats,
                 ledger: vec![],
             });

@@ -409,6 +409,17 @@ impl Game for Heretics {
         }
     }
 
+    fn event_kinds() -> &'static [&'static str] {
+        &[
+            "city_revealed",
+            "game_finished",
+            "personality_chosen",
+            "personality_placed",
+            "round_resolved",
+            "wave_started",
+        ]
+    }
+
     fn info() -> GameInfo {
         GameInfo {
             id: "heretics",

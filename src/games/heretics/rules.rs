@@ -638,6 +638,7 @@ impl HereticsState {
                 .winner
                 .and_then(|w| duel.per_seat.get(w).and_then(|r| r.eff)),
             lead_seat: duel.winner,
+            subject: Some(format!("city:{city_id}")),
             seats,
             ledger,
         })

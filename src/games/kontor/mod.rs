@@ -111,6 +111,26 @@ impl Game for Kontor {
         }
     }
 
+    fn event_kinds() -> &'static [&'static str] {
+        &[
+            "axis_fixed",
+            "card_drawn",
+            "card_placed",
+            "card_removed",
+            "card_returned",
+            "cards_revealed",
+            "game_ended",
+            "pass_coin",
+            "play_order",
+            "region_scored",
+            "round_ended",
+            "ship_moved",
+            "tax",
+            "water_grant",
+            "you_drew",
+        ]
+    }
+
     fn info() -> GameInfo {
         GameInfo {
             id: "kontor",

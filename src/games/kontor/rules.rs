@@ -954,6 +954,15 @@ impl State {
             total_a: Some(i64::from(log.points.red)),
             total_b: Some(i64::from(log.points.black)),
             lead_seat: log.order.first().copied(),
+            subject: Some(format!(
+                "cards:{}",
+                log.order
+                    .iter()
+                    .filter_map(|seat| log.seats.get(*seat)?.card.as_ref())
+                    .map(|c| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )),
             seats: log
                 .seats
                 .iter()

@@ -544,6 +544,23 @@ impl Game for Malacca {
         }
     }
 
+    fn event_kinds() -> &'static [&'static str] {
+        &[
+            "card_placed",
+            "cards_revealed",
+            "equipment_bought",
+            "equipment_passed",
+            "game_finished",
+            "round_resolved",
+            "sayyida_draw",
+            "ship_revealed",
+            "special_drawn",
+            "special_drawn_count",
+            "stake_placed",
+            "waiting_choice",
+        ]
+    }
+
     fn info() -> GameInfo {
         GameInfo {
             id: "malacca",

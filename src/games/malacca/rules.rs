@@ -1243,6 +1243,7 @@ fn record(s: &RoundSummary) -> RoundRecord {
         total_a: Some(s.total_attack),
         total_b: Some(s.total_defense),
         lead_seat: Some(s.captain),
+        subject: Some(format!("ship:{}", s.ship_value)),
         seats: s
             .seats
             .iter()

@@ -265,12 +265,19 @@ impl Service {
         let started_at = self.clock.now();
         let started = Instant::now();
         let body = Bytes::from(d.payload.clone());
+        let (id, unix) = (d.id.to_string(), started_at.timestamp());
         let headers = [
             (
-                sign::SIGNATURE_HEADER,
-                sign::signature(&hook.secret, started_at.timestamp(), &body),
+                sign::STANDARD_SIGNATURE_HEADER,
+                sign::standard_signature(&hook.secret, &id, unix, &body),
             ),
-            (sign::DELIVERY_HEADER, d.id.to_string()),
+            (sign::STANDARD_ID_HEADER, id.clone()),
+            (sign::STANDARD_TIMESTAMP_HEADER, unix.to_string()),
+            (
+                sign::SIGNATURE_HEADER,
+                sign::signature(&hook.secret, unix, &body),
+            ),
+            (sign::DELIVERY_HEADER, id),
             (sign::EVENT_HEADER, d.kind.clone()),
         ];
         let result = match url::Url::parse(&hook.url) {

@@ -13,6 +13,8 @@ pub struct Model {
     pub total_a: Option<i64>,
     pub total_b: Option<i64>,
     pub lead_seat: Option<i32>,
+    /// What the round was about, as the game names it (`city:brno`).
+    pub subject: Option<String>,
     pub created_at: ChronoDateTimeUtc,
 }
 
