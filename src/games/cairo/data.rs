@@ -361,24 +361,16 @@ pub fn load(files: &[(&str, &str)]) -> Result<CairoData, String> {
         fingers_by_roll: p.fingers_by_roll,
         small_per_delivery: p.small_per_delivery,
     };
-    check_pieces(&pieces)?;
+    check_pieces(&pieces, "cairo/pieces.json", 5)?;
 
     let mut shapes = BTreeMap::new();
     for (key, floors) in pyramids.shapes {
         let size: u32 = key
             .parse()
             .map_err(|_| format!("cairo/pyramids.json: size {key:?} is not a number"))?;
-        let sum: u32 = floors.iter().sum();
-        if size == 0 || sum != size || floors.contains(&0) {
-            return Err(format!(
-                "cairo/pyramids.json: the floors of size {size} must be positive and sum to {size}"
-            ));
-        }
         shapes.insert(size, floors);
     }
-    if shapes.is_empty() {
-        return Err("cairo/pyramids.json: no pyramid shape".into());
-    }
+    check_shapes(&shapes, "cairo/pyramids.json")?;
 
     let model = FlickModel {
         finger_base: model.finger_base,
@@ -399,10 +391,31 @@ pub fn load(files: &[(&str, &str)]) -> Result<CairoData, String> {
     })
 }
 
-fn check_pieces(p: &Pieces) -> Result<(), String> {
-    let err = |m: &str| Err(format!("cairo/pieces.json: {m}"));
-    if p.colours.len() < 5 {
-        return err("at least 5 colours are needed (up to 5 seats)");
+/// Checks pyramid shapes (size → cubes per floor, bottom first); `source` says
+/// where they were given, for the message.
+pub fn check_shapes(shapes: &BTreeMap<u32, Vec<u32>>, source: &str) -> Result<(), String> {
+    for (size, floors) in shapes {
+        let sum: u32 = floors.iter().sum();
+        if *size == 0 || sum != *size || floors.contains(&0) {
+            return Err(format!(
+                "{source}: the floors of size {size} must be positive and sum to {size}"
+            ));
+        }
+    }
+    if shapes.is_empty() {
+        return Err(format!("{source}: no pyramid shape"));
+    }
+    Ok(())
+}
+
+/// Checks the pieces, with colours for at least `seats` seats; `source` says
+/// where they were given, for the message.
+pub fn check_pieces(p: &Pieces, source: &str, seats: usize) -> Result<(), String> {
+    let err = |m: &str| Err(format!("{source}: {m}"));
+    if p.colours.len() < seats {
+        return err(&format!(
+            "at least {seats} colours are needed (one per seat)"
+        ));
     }
     let distinct: BTreeSet<&String> = p.colours.iter().collect();
     if distinct.len() != p.colours.len() || p.colours.iter().any(|c| c.is_empty()) {

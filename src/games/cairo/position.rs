@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::data::{CairoData, Finger, SpaceAction};
+use super::data::{CairoData, Finger, Pieces, SpaceAction, check_pieces, check_shapes};
 use super::model::Material;
 use super::rules::{finger_for_roll, initial_state};
 use super::state::{Holding, Phase, Pyramid, ReportState, ReportSubject, State, Supply, TurnState};
@@ -111,6 +111,16 @@ pub struct CairoPosition {
     /// Parcels a flicked stone landed on this turn.
     #[serde(default)]
     pub delivered_this_turn: Vec<String>,
+    /// The pieces stated in full (colours, stones per player, influences,
+    /// dice, the fingers of the rolls), in place of the component data's.
+    /// Checked as the data is, with a colour for each seat.
+    #[serde(default)]
+    pub pieces: Option<Pieces>,
+    /// The pyramid shapes stated in full (size → cubes per floor, bottom
+    /// first), in place of the component data's; `parcels` and the build
+    /// moves use these sizes.
+    #[serde(default)]
+    pub pyramid_shapes: Option<BTreeMap<u32, Vec<u32>>>,
 }
 
 fn bad(m: impl Into<String>) -> RuleError {
@@ -148,6 +158,24 @@ pub fn from_position(
     options: &CairoOptions,
     p: CairoPosition,
 ) -> Result<State, RuleError> {
+    // Components the position states replace the data's for this match; the
+    // state keeps them, so the match never reads the data again.
+    let stated;
+    let data = if p.pieces.is_some() || p.pyramid_shapes.is_some() {
+        let mut d = data.clone();
+        if let Some(pieces) = &p.pieces {
+            check_pieces(pieces, "The position's pieces", seats).map_err(bad)?;
+            d.pieces = pieces.clone();
+        }
+        if let Some(shapes) = &p.pyramid_shapes {
+            check_shapes(shapes, "The position's pyramid_shapes").map_err(bad)?;
+            d.shapes = shapes.clone();
+        }
+        stated = d;
+        &stated
+    } else {
+        data
+    };
     let mut s = initial_state(data, seats, options)?;
     // Boats.
     if p.boats.len() != seats {

@@ -1658,3 +1658,67 @@ fn movement_rolls_are_uniform_and_floor_of_n_u_is_exact() {
     assert_eq!(Draw::from_unit(0.5).scale(6), 3);
     assert_eq!(Draw::from_unit(0.0).scale(6), 0);
 }
+
+// ---------------------------------------------------------------- stated components
+
+#[test]
+fn a_position_plays_with_the_pyramid_shapes_and_pieces_it_states_inline() {
+    // A 4-cube pyramid of floors 3 and 1, which the data has no shape for, and
+    // colours of the position's own.
+    let mut pieces = serde_json::to_value(&data().pieces).expect("pieces");
+    pieces["colours"] = json!(["amber", "teal"]);
+    let s = position(
+        2,
+        &reported(),
+        json!({
+            "boats": ["U7", "U1"], "active": 0, "roll": 1, "phase": "build",
+            "material": "small", "flicks_done": 1, "delivered_this_turn": ["L4"],
+            "pieces": pieces, "pyramid_shapes": {"4": [3, 1]},
+            "supply": [{"small": 12, "large": 1, "dice": 1},
+                       {"small": 14, "large": 1, "dice": 1}],
+            "parcels": {"L4": {"loose": [{"owner": "amber", "small": 3},
+                                         {"owner": "teal", "small": 1}]}}
+        }),
+    );
+    assert_eq!(s.colour(0), "amber");
+    let legal = Cairo::legal(&s, 0).expect("the active seat builds");
+    assert!(
+        legal.iter().any(|m| m["type"] == "build" && m["size"] == 4),
+        "{legal:?}"
+    );
+    let t = play(
+        &s,
+        0,
+        json!({"type": "build", "parcel": "L4", "size": 4,
+               "cubes": ["amber-1", "amber-2", "teal-1", "amber-3"]}),
+    );
+    assert_eq!(t.state.parcels["L4"].pyramids[0].floors.len(), 2);
+}
+
+#[test]
+fn stated_pieces_and_shapes_are_checked_like_the_data() {
+    let base = json!({"boats": ["U1", "U2"], "active": 0, "roll": 1, "phase": "choose_material"});
+    let mut p = base.clone();
+    p["pyramid_shapes"] = json!({"5": [3, 1]});
+    let msg = position_err(2, &reported(), p);
+    assert!(
+        msg.contains("pyramid_shapes") && msg.contains("sum to 5"),
+        "{msg}"
+    );
+
+    let mut pieces = serde_json::to_value(&data().pieces).expect("pieces");
+    pieces["colours"] = json!(["amber"]);
+    let mut p = base.clone();
+    p["pieces"] = pieces.clone();
+    let msg = position_err(2, &reported(), p);
+    assert!(
+        msg.contains("position's pieces") && msg.contains("2 colours"),
+        "{msg}"
+    );
+
+    pieces["colours"] = json!(["amber", "teal"]);
+    pieces["fingers_by_roll"] = json!(["thumb"]);
+    let mut p = base;
+    p["pieces"] = pieces;
+    assert!(position_err(2, &reported(), p).contains("fingers_by_roll"));
+}

@@ -261,26 +261,41 @@ pub fn check(data: &HereticsData) -> Result<(), String> {
                 c.id
             ));
         }
-        if c.resistance < 1 {
-            return Err(format!(
-                "{CITIES_FILE}: city '{}' has resistance 0; it must be at least 1 (rules §1.2)",
-                c.id
-            ));
-        }
-        for a in &c.abilities {
-            check_ability(&c.id, a, &faction_ids)?;
-        }
+        check_city(c, &faction_ids, CITIES_FILE)?;
     }
     Ok(())
 }
 
-fn check_ability(city: &str, a: &Ability, factions: &BTreeSet<&str>) -> Result<(), String> {
+/// Checks one city as rules §1.2 wants it (resistance at least 1, abilities
+/// naming known factions); `source` says where it was given, for the message.
+pub fn check_city(c: &City, factions: &BTreeSet<&str>, source: &str) -> Result<(), String> {
+    if c.id.is_empty() {
+        return Err(format!("{source}: a city has an empty id"));
+    }
+    if c.resistance < 1 {
+        return Err(format!(
+            "{source}: city '{}' has resistance 0; it must be at least 1 (rules §1.2)",
+            c.id
+        ));
+    }
+    for a in &c.abilities {
+        check_ability(&c.id, a, factions, source)?;
+    }
+    Ok(())
+}
+
+fn check_ability(
+    city: &str,
+    a: &Ability,
+    factions: &BTreeSet<&str>,
+    source: &str,
+) -> Result<(), String> {
     let known = |f: &str| -> Result<(), String> {
         if factions.contains(f) {
             Ok(())
         } else {
             Err(format!(
-                "{CITIES_FILE}: city '{city}' ability {} names unknown faction '{f}'",
+                "{source}: city '{city}' ability {} names unknown faction '{f}'",
                 a.type_id()
             ))
         }
@@ -291,13 +306,13 @@ fn check_ability(city: &str, a: &Ability, factions: &BTreeSet<&str>) -> Result<(
         Ability::Cross { cards } => {
             if cards.is_empty() {
                 return Err(format!(
-                    "{CITIES_FILE}: city '{city}' cross ability lists no card matcher"
+                    "{source}: city '{city}' cross ability lists no card matcher"
                 ));
             }
             for m in cards {
                 if m.faction.is_none() && m.strength.is_none() {
                     return Err(format!(
-                        "{CITIES_FILE}: city '{city}' cross matcher must give a faction or a strength"
+                        "{source}: city '{city}' cross matcher must give a faction or a strength"
                     ));
                 }
                 if let Some(f) = &m.faction {
@@ -314,7 +329,7 @@ fn check_ability(city: &str, a: &Ability, factions: &BTreeSet<&str>) -> Result<(
         } => {
             if *count_2p == 0 || *count_multi == 0 {
                 Err(format!(
-                    "{CITIES_FILE}: city '{city}' seven ability needs counts of at least 1"
+                    "{source}: city '{city}' seven ability needs counts of at least 1"
                 ))
             } else {
                 Ok(())

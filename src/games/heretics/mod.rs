@@ -63,7 +63,8 @@ pub enum HereticsAction {
 
 /// A situation to start a match from (`options.position`): the start of a
 /// round, before its city is revealed (step R0). The top of `city_deck` is
-/// revealed as the round's city.
+/// revealed as the round's city. Cities are named by id: those of `cities` when
+/// the position states them, otherwise those of the component data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HereticsPosition {
@@ -88,6 +89,13 @@ pub struct HereticsPosition {
     pub unclaimed: Vec<String>,
     /// The remaining city deck, top first. Cities listed nowhere are not in the match.
     pub city_deck: Vec<String>,
+    /// Cities stated in full (an analysis, a puzzle, a tournament's own deck):
+    /// `city_deck`, `won_cities` and `unclaimed` may name them by id. One with
+    /// the id of a city of the component data replaces it in this match. Checked
+    /// as the data is (resistance at least 1, abilities naming seated or known
+    /// factions). Default: none, every id names a city of the data.
+    #[serde(default)]
+    pub cities: Vec<City>,
     /// The wave, 1 or 2. Default: 1.
     #[serde(default = "first_wave")]
     pub wave: u32,
@@ -329,12 +337,31 @@ fn position_state(
         }
     }
 
-    // Cities: each at most once; those listed nowhere are not in the match.
+    // Cities: those stated in the position, then the data's; each at most
+    // once; those listed nowhere are not in the match.
+    let factions: BTreeSet<&str> = data.factions.iter().map(|f| f.id.as_str()).collect();
+    let mut stated: BTreeSet<&str> = BTreeSet::new();
+    for c in &p.cities {
+        data::check_city(c, &factions, "The position's cities").map_err(RuleError::position)?;
+        if !stated.insert(c.id.as_str()) {
+            return Err(RuleError::position(format!(
+                "The position's cities state '{}' twice.",
+                c.id
+            )));
+        }
+    }
+    let mut cities: Vec<City> = p.cities.clone();
+    cities.extend(
+        data.cities
+            .iter()
+            .filter(|c| !stated.contains(c.id.as_str()))
+            .cloned(),
+    );
     let mut used: Vec<String> = Vec::new();
     let mut take = |city: &str, zone: &str| -> Result<(), RuleError> {
-        if !data.cities.iter().any(|c| c.id == city) {
+        if !cities.iter().any(|c| c.id == city) {
             return Err(RuleError::position(format!(
-                "{zone} lists '{city}', which is not a city of the component data."
+                "{zone} lists '{city}', which is neither a city of the position's `cities` nor of the component data."
             )));
         }
         if used.iter().any(|u| u == city) {
@@ -356,7 +383,8 @@ fn position_state(
     for c in &p.unclaimed {
         take(c, "The unclaimed pile")?;
     }
-    state.cities.retain(|c| used.contains(&c.id));
+    cities.retain(|c| used.contains(&c.id));
+    state.cities = cities;
     state.scores = won
         .iter()
         .map(|cities| {

@@ -104,6 +104,7 @@ fn duel_state(factions: &[&str], the_city: City) -> HereticsState {
         won_cities: None,
         unclaimed: vec![],
         city_deck: cities.iter().map(|c| c.id.clone()).collect(),
+        cities: vec![],
         wave: 1,
     };
     Heretics::from_position(&data, factions.len(), &opts(true), position).expect("valid position")
@@ -384,6 +385,7 @@ fn example_11_in_wave_2_a_seat_with_an_empty_hand_is_absent_and_a_lone_card_must
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["r10".into(), "r2".into()],
+        cities: vec![],
         wave: 1,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -502,6 +504,7 @@ fn decision_10_the_seven_threshold_follows_the_match_size_not_the_seats_present(
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["x".into()],
+        cities: vec![],
         wave: 2,
     };
     let s = Heretics::from_position(&data, 3, &opts(true), position).expect("valid");
@@ -572,6 +575,7 @@ fn decision_13_a_tie_on_the_final_score_is_a_shared_win() {
         won_cities: Some(vec![vec![], vec!["y".into()]]),
         unclaimed: vec![],
         city_deck: vec!["x".into()],
+        cities: vec![],
         wave: 2,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -595,6 +599,7 @@ fn decision_15_the_game_ends_when_the_city_deck_runs_out() {
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["x".into()],
+        cities: vec![],
         wave: 1,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -628,6 +633,7 @@ fn special_cities_off_ignores_every_ability_and_hides_them_in_views() {
         won_cities: None,
         unclaimed: vec![],
         city_deck: cities.iter().map(|c| c.id.clone()).collect(),
+        cities: vec![],
         wave: 1,
     };
     let s = Heretics::from_position(&data, 2, &opts(false), position).expect("valid");
@@ -658,6 +664,7 @@ fn after_eleven_rounds_the_temples_return_to_the_hands_and_wave_2_lasts_as_long_
         won_cities: None,
         unclaimed: vec![],
         city_deck: cities.iter().map(|c| c.id.clone()).collect(),
+        cities: vec![],
         wave: 1,
     };
     let mut s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -702,6 +709,7 @@ fn when_every_temple_is_empty_after_wave_1_the_game_ends_at_once() {
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["x".into(), "y".into()],
+        cities: vec![],
         wave: 1,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -727,6 +735,7 @@ fn when_wave_1_ends_with_an_empty_deck_wave_2_starts_and_the_game_ends_at_once()
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["x".into()],
+        cities: vec![],
         wave: 1,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -750,6 +759,7 @@ fn cards_won_in_wave_2_stay_in_the_temple() {
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["x".into(), "y".into()],
+        cities: vec![],
         wave: 2,
     };
     let s = Heretics::from_position(&data, 2, &opts(true), position).expect("valid");
@@ -886,6 +896,7 @@ fn base_position() -> HereticsPosition {
         won_cities: None,
         unclaimed: vec![],
         city_deck: vec!["filler0".into(), "filler1".into()],
+        cities: vec![],
         wave: 1,
     }
 }
@@ -1486,4 +1497,76 @@ fn standings_are_the_cities_won_so_far_and_end_as_the_final_scores() {
         }
         assert_eq!(along.last(), Some(&scores));
     }
+}
+
+// ---------------------------------------------- cities stated in a position
+
+#[test]
+fn a_position_plays_with_the_cities_it_states_inline() {
+    // A city no data has: resistance 3, significance 9, a faction bonus.
+    let mut p = base_position();
+    p.cities = vec![city(
+        "puzzle",
+        3,
+        9,
+        vec![Ability::FactionBonus {
+            faction: "hussites".into(),
+            bonus: 2,
+        }],
+    )];
+    p.city_deck = vec!["puzzle".into(), "filler0".into()];
+    let s = Heretics::from_position(&test_data(fillers()), 2, &opts(true), p).expect("valid");
+    assert_eq!(s.current_city.as_deref(), Some("puzzle"));
+    let stated = s.city("puzzle").expect("the stated city is in the match");
+    assert_eq!((stated.resistance, stated.significance), (3, 9));
+    // Hussites 2 (+2 bonus = 4) beat resistance 3 and reformers 1.
+    let t = play(&s, 0, &card("H2"));
+    let t = play(&t.state, 1, &card("R1"));
+    let record = &t.rounds[0];
+    assert_eq!(record.subject.as_deref(), Some("city:puzzle"));
+    assert_eq!(record.lead_seat, Some(0));
+    assert_eq!(t.state.scores, vec![9, 0]);
+}
+
+#[test]
+fn a_stated_city_replaces_the_datas_city_of_its_id() {
+    let mut p = base_position();
+    p.cities = vec![city("filler0", 1, 7, vec![])];
+    p.won_cities = Some(vec![vec!["filler0".into()], vec![]]);
+    p.city_deck = vec!["filler1".into()];
+    let s = Heretics::from_position(&test_data(fillers()), 2, &opts(true), p).expect("valid");
+    assert_eq!(s.scores, vec![7, 0], "the stated significance counts");
+    assert_eq!(s.city("filler0").map(|c| c.resistance), Some(1));
+    assert_eq!(s.cities.len(), 2);
+}
+
+#[test]
+fn stated_cities_are_checked_like_the_data() {
+    let mut p = base_position();
+    p.cities = vec![city("bad", 0, 1, vec![])];
+    p.city_deck = vec!["bad".into()];
+    assert!(position_error(p).contains("resistance 0"));
+
+    let mut p = base_position();
+    p.cities = vec![city(
+        "bad",
+        2,
+        1,
+        vec![Ability::FactionBonus {
+            faction: "templars".into(),
+            bonus: 1,
+        }],
+    )];
+    p.city_deck = vec!["bad".into()];
+    let e = position_error(p);
+    assert!(e.contains("templars") && e.contains("position"), "{e}");
+
+    let mut p = base_position();
+    p.cities = vec![city("twin", 2, 1, vec![]), city("twin", 3, 1, vec![])];
+    p.city_deck = vec!["twin".into()];
+    assert!(position_error(p).contains("twice"));
+
+    let mut p = base_position();
+    p.city_deck = vec!["nowhere".into()];
+    assert!(position_error(p).contains("neither"));
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::board::{BoardCell, Coord};
-use super::cards::{Card, CardKind, CellType, KontorData};
+use super::cards::{Card, CardKind, CellType, KontorData, check_card};
 use super::rules::{
     AllPassPolicy, Out, Phase, Player, RoundLog, SeatResult, State, Turn, Variant, team_of,
 };
@@ -14,7 +14,8 @@ use crate::games::{RuleError, Seat};
 
 /// A situation at the start of a decision point: the choose step of a round, or
 /// (with `turn`) the placements of a round after its reveal. Every card is named
-/// by its id in the component data; cards named nowhere are out of play. Closed
+/// by its id: one of `cards` when the position states it, otherwise one of the
+/// component data; cards named nowhere are out of play. Closed
 /// regions on the given board count as already scored (they are scored silently
 /// when the position is loaded, with `round` 0); a full or blocked board ends the
 /// game at once with the final scoring.
@@ -48,6 +49,12 @@ pub struct Position {
     /// The engine orders them by S4 (highest number first).
     #[serde(default)]
     pub turn: Option<Vec<PositionReveal>>,
+    /// Cards stated in full (other numbers, goods or symbols than the data's):
+    /// the board, hands, decks and `turn` may name them by id. One with the id
+    /// of a card of the component data replaces it in this match. Checked as the
+    /// data is. Default: none, every id names a card of the data.
+    #[serde(default)]
+    pub cards: Vec<Card>,
 }
 
 fn first_round() -> u32 {
@@ -97,7 +104,7 @@ impl<'a> Cards<'a> {
     fn take(&mut self, id: &str, place: &str) -> Result<Card, RuleError> {
         let card = self.catalogue.get(id).ok_or_else(|| {
             RuleError::position(format!(
-                "{place}: there is no card {id} in the component data."
+                "{place}: there is no card {id} in the position's `cards` nor in the component data."
             ))
         })?;
         if !self.used.insert(id.to_string()) {
@@ -148,8 +155,26 @@ pub fn from_position(
             pos.players.len()
         )));
     }
+    let mut catalogue: BTreeMap<&str, &Card> =
+        data.cards.iter().map(|c| (c.id.as_str(), c)).collect();
+    let mut stated = BTreeSet::new();
+    for c in &pos.cards {
+        check_card(c).map_err(|e| {
+            RuleError::position(format!(
+                "The position's cards: {}.",
+                e.trim_start_matches("kontor: ")
+            ))
+        })?;
+        if !stated.insert(c.id.as_str()) {
+            return Err(RuleError::position(format!(
+                "The position's cards state {} twice.",
+                c.id
+            )));
+        }
+        catalogue.insert(c.id.as_str(), c);
+    }
     let mut cards = Cards {
-        catalogue: data.cards.iter().map(|c| (c.id.as_str(), c)).collect(),
+        catalogue,
         used: BTreeSet::new(),
     };
     // The board.

@@ -2541,3 +2541,59 @@ fn standings_are_the_team_markers_won_so_far() {
         }
     }
 }
+
+// ---------------------------------------------- cards stated in a position
+
+#[test]
+fn a_position_plays_with_the_cards_it_states_inline() {
+    // The tax example, with its coin card stated by the position instead of
+    // shipped in the data: the data knows only the starting cross.
+    let data = data_with(vec![]);
+    let stated = [
+        with_coin(harbour("r14", 14, Team::Red, (0, 0, 1))),
+        harbour("b52", 52, Team::Black, (1, 0, 0)),
+    ];
+    let s = load(
+        &data,
+        Variant::Basic,
+        json!({"board": cross_cells(), "cards": stated, "players": [
+            {"hand": ["r14"], "money": 1},
+            {"hand": ["b52"], "money": 2}]}),
+    );
+    let s = act(&s, 0, choose("r14")).state;
+    let t = act(&s, 1, choose("b52"));
+    assert_eq!(money(&t.state), vec![1, 1], "the stated coin symbol taxes");
+    assert_eq!(
+        order(&t.state),
+        vec![1, 0],
+        "the stated numbers order the play"
+    );
+}
+
+#[test]
+fn stated_cards_are_checked_like_the_data() {
+    let data = data_with(vec![]);
+    let error = |cards: Value| {
+        let position: Position = serde_json::from_value(json!({
+            "board": cross_cells(), "cards": cards,
+            "players": [{"hand": ["x"], "money": 4}, {"hand": [], "money": 4}]}))
+        .expect("parses");
+        Kontor::from_position(&data, 2, &options(Variant::Basic), position).expect_err("invalid")
+    };
+    let mut colourless = harbour("x", 3, Team::Red, (1, 0, 0));
+    colourless.colour = None;
+    let e = error(json!([colourless]));
+    assert_eq!(e.code, "invalid_position");
+    assert!(
+        e.message.contains("position's cards") && e.message.contains("no colour"),
+        "{}",
+        e.message
+    );
+    let twice = harbour("x", 3, Team::Red, (1, 0, 0));
+    assert!(
+        error(json!([twice.clone(), twice]))
+            .message
+            .contains("twice")
+    );
+    assert!(error(json!([])).message.contains("no card x"));
+}
