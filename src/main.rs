@@ -1,54 +1,70 @@
-//! `sealed-orders` serves the API; `sealed-orders migrate` runs the migrations
-//! alone; `sealed-orders openapi` prints the OpenAPI document; `sealed-orders
-//! simulate --game malacca --matches N --players 2-8` plays random matches into
-//! the database; `sealed-orders verify BUNDLE.json` replays an exported match and exits 0 only when it
-//! verifies; `sealed-orders healthcheck` asks a local server's `/readyz` (for container healthchecks, where
-//! no curl is installed).
+//! The `sealed-orders` command: serves the API by default; the subcommands
+//! migrate, print the OpenAPI document, verify a replay bundle, fill a database
+//! with simulated matches, rebuild the statistics' totals, and ask a local server
+//! whether it is ready (for container healthchecks, where no curl is installed).
+//! `sealed-orders --help` lists them, `sealed-orders <command> --help` explains
+//! one.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+use sealed_orders::config::Settings;
+use sealed_orders::startup::Application;
+use sealed_orders::{openapi, service, store, telemetry};
 
 /// mimalloc instead of glibc's malloc: measured in docs/benchmarks.md ("API load"),
 /// it costs less CPU per request and returns freed memory to the system.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use sealed_orders::config::Settings;
-use sealed_orders::startup::Application;
-use sealed_orders::{openapi, service, store, telemetry};
+/// A play-by-API server for board games played with sealed moves.
+///
+/// Every setting is an environment variable (DATABASE_URL, PORT, JWT_SECRET, …;
+/// see README.md). Without a command, the server runs.
+#[derive(Debug, Parser)]
+#[command(name = "sealed-orders", version, about, long_about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
 
-const USAGE: &str = "\
-usage: sealed-orders [COMMAND]
-
-  serve          serve the API (the default); settings from the environment, see README.md
-  migrate        apply the database migrations and exit
-  openapi        print the OpenAPI document
-  verify FILE    replay an exported match bundle; exit 0 only when it verifies
-  simulate --game G --matches N --players A-B [--seed S] [--concurrency C]
-           [--population P] [--skew X] [--span-days D] [--prefix NAME]
-                 play random legal matches through the service into the database
-  rebuild-stats  empty the statistics' running totals and build them again from
-                 the history tables, in one transaction (after a bulk load or repair)
-  healthcheck    ask the local server's /readyz (for container healthchecks)
-  help           this text
-";
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the API (the default); settings from the environment, see README.md.
+    Serve,
+    /// Apply the database migrations and exit (for a deploy that migrates first).
+    Migrate,
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Replay an exported match bundle with the engines; exit 0 only when it verifies.
+    Verify {
+        /// The bundle, as `GET /api/v1/matches/{id}/export` gives it.
+        bundle: PathBuf,
+    },
+    /// Play random legal matches through the service into the configured database
+    /// (for demos and benchmarks).
+    Simulate(sealed_orders::simulate::SimulateArgs),
+    /// Empty the statistics' running totals and build them again from the history
+    /// tables, in one transaction (after a bulk load or a repair); reports each step.
+    RebuildStats,
+    /// Ask the local server's /readyz (on PORT) and exit 0 when it is ready.
+    Healthcheck,
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let command = std::env::args().nth(1);
-    match command.as_deref() {
-        Some("openapi") => {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Openapi => {
             print!("{}", openapi::spec_pretty(&service::registry::all_games()));
             Ok(())
         }
-        Some("help" | "--help" | "-h") => {
-            print!("{USAGE}");
-            Ok(())
-        }
-        Some("healthcheck") => healthcheck(),
-        Some("verify") => verify(std::env::args().nth(2)),
-        Some("simulate") => {
+        Command::Healthcheck => healthcheck(),
+        Command::Verify { bundle } => verify(&bundle),
+        Command::Simulate(args) => {
+            args.check()?;
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "warn,sealed_orders::simulate=info");
-            let args: Vec<String> = std::env::args().skip(2).collect();
-            let args = sealed_orders::simulate::SimulateArgs::parse(&args)?;
             let (count, started) = (args.matches, std::time::Instant::now());
             let moves = sealed_orders::simulate::run(settings, args).await?;
             println!(
@@ -57,20 +73,28 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Some("rebuild-stats") => {
+        Command::RebuildStats => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
             let db = store::connect(&settings).await?;
             store::migrate(&db, &settings).await?;
             let started = std::time::Instant::now();
-            store::rebuild_stat_totals(&db).await?;
+            store::rebuild_stat_totals(&db, &mut |step, of, what| {
+                tracing::info!(
+                    step,
+                    of,
+                    seconds = started.elapsed().as_secs_f64(),
+                    "rebuilding statistics: {what}"
+                );
+            })
+            .await?;
             tracing::info!(
                 seconds = started.elapsed().as_secs_f64(),
                 "statistics totals rebuilt"
             );
             Ok(())
         }
-        Some("migrate") => {
+        Command::Migrate => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
             let db = store::connect(&settings).await?;
@@ -78,17 +102,12 @@ async fn main() -> anyhow::Result<()> {
             tracing::info!("migrations applied");
             Ok(())
         }
-        None | Some("serve") => {
+        Command::Serve => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
             let app = Application::build(settings).await?;
             app.run_until_stopped().await?;
             Ok(())
-        }
-        Some(other) => {
-            anyhow::bail!(
-                "unknown command {other:?}; use serve (default), migrate, openapi, verify, simulate, rebuild-stats, healthcheck or help"
-            )
         }
     }
 }
@@ -108,10 +127,9 @@ fn healthcheck() -> anyhow::Result<()> {
     }
 }
 
-fn verify(path: Option<String>) -> anyhow::Result<()> {
-    let path = path.ok_or_else(|| anyhow::anyhow!("usage: sealed-orders verify BUNDLE.json"))?;
+fn verify(path: &std::path::Path) -> anyhow::Result<()> {
     let bundle: service::replay::ReplayBundle =
-        serde_json::from_str(&std::fs::read_to_string(&path)?)?;
+        serde_json::from_str(&std::fs::read_to_string(path)?)?;
     let report = service::replay::verify(&service::registry::all_games(), &bundle);
     println!("{}", serde_json::to_string_pretty(&report)?);
     if report.valid {

@@ -24,86 +24,74 @@ use crate::service::data::DataStore;
 use crate::service::{CreateMatch, Service, SubmitMove, registry};
 use crate::store::{self, entities::players};
 
-#[derive(Debug, Clone)]
+/// `sealed-orders simulate`: random legal matches played through the service.
+#[derive(Debug, Clone, clap::Args)]
 pub struct SimulateArgs {
+    /// The game to play.
+    #[arg(long, default_value = "malacca")]
     pub game: String,
+    /// How many matches to play.
+    #[arg(long, default_value_t = 100)]
     pub matches: usize,
-    pub min_players: usize,
-    pub max_players: usize,
+    /// Seats per match: a count (`4`) or a range drawn from (`2-8`).
+    #[arg(long = "players", value_name = "A-B", default_value = "2-8", value_parser = seat_range)]
+    pub seats: (usize, usize),
+    /// The seed of the draws (seat counts, players, moves).
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Matches played at once.
-    pub concurrency: usize,
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
     /// Players to draw seats from (created when missing, reused otherwise).
+    #[arg(long, default_value_t = 1000)]
     pub population: usize,
     /// The exponent of the Zipf-like activity: player `i` is drawn with weight
     /// `1 / (i + 1)^skew`; 0 makes everyone equally active.
+    #[arg(long, default_value_t = 0.8, value_parser = skew)]
     pub skew: f64,
     /// Finishing times are spread evenly over this many days up to now.
+    #[arg(long, default_value_t = 180, value_parser = clap::value_parser!(i64).range(0..=3650))]
     pub span_days: i64,
     /// The players' name prefix: `{prefix}-{i}`.
+    #[arg(long, default_value = "sim")]
     pub prefix: String,
 }
 
-impl Default for SimulateArgs {
-    fn default() -> Self {
-        Self {
-            game: "malacca".into(),
-            matches: 100,
-            min_players: 2,
-            max_players: 8,
-            seed: 1,
-            concurrency: 4,
-            population: 1000,
-            skew: 0.8,
-            span_days: 180,
-            prefix: "sim".into(),
-        }
+fn seat_range(v: &str) -> Result<(usize, usize), String> {
+    let (a, b) = v.split_once('-').unwrap_or((v, v));
+    let parse = |x: &str| {
+        x.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("{v:?} is not a seat count nor a range A-B"))
+    };
+    let (a, b) = (parse(a)?, parse(b)?);
+    if a == 0 || b < a {
+        return Err(format!("{v:?}: the range must be A-B with 1 <= A <= B"));
+    }
+    Ok((a, b))
+}
+
+fn skew(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x.is_finite() && (0.0..=4.0).contains(&x) => Ok(x),
+        _ => Err(format!("{v:?}: the skew takes 0 to 4")),
     }
 }
 
 impl SimulateArgs {
-    /// `--game G --matches N --players A-B [--seed S] [--concurrency C]
-    /// [--population P] [--skew X] [--span-days D] [--prefix NAME]`.
-    pub fn parse(args: &[String]) -> anyhow::Result<Self> {
-        let mut out = Self::default();
-        let mut it = args.iter();
-        while let Some(flag) = it.next() {
-            let value = it.next().with_context(|| format!("{flag} needs a value"))?;
-            let bad = || format!("{flag}: {value:?} is not a valid value");
-            match flag.as_str() {
-                "--game" => out.game = value.clone(),
-                "--matches" => out.matches = value.parse().with_context(bad)?,
-                "--seed" => out.seed = value.parse().with_context(bad)?,
-                "--concurrency" => out.concurrency = value.parse().with_context(bad)?,
-                "--population" => out.population = value.parse().with_context(bad)?,
-                "--skew" => out.skew = value.parse().with_context(bad)?,
-                "--span-days" => out.span_days = value.parse().with_context(bad)?,
-                "--prefix" => out.prefix = value.clone(),
-                "--players" => {
-                    let (a, b) = value.split_once('-').unwrap_or((value, value));
-                    out.min_players = a.parse().with_context(bad)?;
-                    out.max_players = b.parse().with_context(bad)?;
-                }
-                other => anyhow::bail!("unknown flag {other}"),
-            }
-        }
+    pub fn min_players(&self) -> usize {
+        self.seats.0
+    }
+    pub fn max_players(&self) -> usize {
+        self.seats.1
+    }
+    /// What the flags cannot say alone.
+    pub fn check(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            (1..=256).contains(&out.concurrency),
-            "--concurrency takes 1 to 256"
-        );
-        anyhow::ensure!(
-            out.population >= out.max_players,
+            self.population >= self.max_players(),
             "--population must be at least the largest seat count"
         );
-        anyhow::ensure!(
-            out.skew.is_finite() && (0.0..=4.0).contains(&out.skew),
-            "--skew takes 0 to 4"
-        );
-        anyhow::ensure!(
-            (0..=3650).contains(&out.span_days),
-            "--span-days takes 0 to 3650"
-        );
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -193,7 +181,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
         settings
             .max_connections
             .unwrap_or(0)
-            .max(args.concurrency as u32 + 2),
+            .max(u32::from(args.concurrency) + 2),
     );
     let db = store::connect(&settings).await?;
     store::migrate(&db, &settings).await?;
@@ -207,14 +195,14 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
         .seats
         .iter()
         .copied()
-        .filter(|n| (args.min_players..=args.max_players).contains(n))
+        .filter(|n| (args.min_players()..=args.max_players()).contains(n))
         .collect();
     anyhow::ensure!(
         !sizes.is_empty(),
         "{} is not played by {}-{} players",
         info.name,
-        args.min_players,
-        args.max_players
+        args.min_players(),
+        args.max_players()
     );
     anyhow::ensure!(
         args.population >= *sizes.iter().max().unwrap_or(&2),
@@ -265,7 +253,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
     // One task per worker, so that building views and legal lists (about half the
     // work of a move) runs on every core beside the database.
     let mut workers = tokio::task::JoinSet::new();
-    for _ in 0..args.concurrency.min(args.matches.max(1)) {
+    for _ in 0..usize::from(args.concurrency).min(args.matches.max(1)) {
         let shared = shared.clone();
         workers.spawn(async move { shared.work().await });
     }

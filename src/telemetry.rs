@@ -7,7 +7,13 @@ use tracing_subscriber::EnvFilter;
 pub fn init(format: &str, default_filter: &str) {
     let filter =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Colours only for a person at a terminal: a redirected log, a pipe or a
+    // container's log driver gets plain text, and NO_COLOR turns them off.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(ansi);
     let _ = if format == "json" {
         builder
             .json()

@@ -40,6 +40,15 @@ pub async fn rebuild_stat_totals<C: sea_orm_migration::sea_orm::ConnectionTrait>
     stat_totals::rebuild(db, &GRAINS).await
 }
 
+/// [`rebuild_stat_totals`], telling `progress` before each of its statements
+/// (its number from 1, how many there are, what it writes).
+pub async fn rebuild_stat_totals_reporting<C: sea_orm_migration::sea_orm::ConnectionTrait>(
+    db: &C,
+    progress: &mut (dyn FnMut(usize, usize, &str) + Send),
+) -> Result<(), DbErr> {
+    stat_totals::rebuild_reporting(db, &GRAINS, progress).await
+}
+
 pub struct Migrator;
 
 #[async_trait::async_trait]

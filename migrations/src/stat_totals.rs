@@ -230,6 +230,16 @@ pub fn fold_statements(scope: &str, grains: &[i16]) -> Vec<String> {
 /// Empties the running totals and builds them again from every finished match: the
 /// backfill of this migration, and a repair for an operator who doubts them.
 pub async fn rebuild<C: ConnectionTrait>(db: &C, grains: &[i16]) -> Result<(), DbErr> {
+    rebuild_reporting(db, grains, &mut |_, _, _| {}).await
+}
+
+/// [`rebuild`], telling `progress` before each statement: its number (from 1),
+/// how many there are, and what it writes.
+pub async fn rebuild_reporting<C: ConnectionTrait>(
+    db: &C,
+    grains: &[i16],
+    progress: &mut (dyn FnMut(usize, usize, &str) + Send),
+) -> Result<(), DbErr> {
     let (hour, day) = match db.get_database_backend() {
         DbBackend::Postgres => (
             "CAST(FLOOR(EXTRACT(EPOCH FROM m.finished_at) / 3600) AS BIGINT)",
@@ -240,23 +250,36 @@ pub async fn rebuild<C: ConnectionTrait>(db: &C, grains: &[i16]) -> Result<(), D
             "CAST(strftime('%s', m.finished_at) AS INTEGER) / 86400",
         ),
     };
-    for table in [
+    let mut statements: Vec<(String, String)> = [
         "stat_player_best",
         "stat_player_totals",
         "stat_game_totals",
         "stat_finished",
-    ] {
-        db.execute_unprepared(&format!("DELETE FROM {table}"))
-            .await?;
-    }
-    db.execute_unprepared(&format!(
-        "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
-         SELECT m.id, m.game, m.seat_count, m.variant, m.position IS NOT NULL, {hour}, {day} \
-         FROM matches m WHERE m.status = 'finished' AND m.finished_at IS NOT NULL"
-    ))
-    .await?;
+    ]
+    .iter()
+    .map(|table| (format!("emptying {table}"), format!("DELETE FROM {table}")))
+    .collect();
+    statements.push((
+        "listing the finished matches".to_owned(),
+        format!(
+            "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
+             SELECT m.id, m.game, m.seat_count, m.variant, m.position IS NOT NULL, {hour}, {day} \
+             FROM matches m WHERE m.status = 'finished' AND m.finished_at IS NOT NULL"
+        ),
+    ));
     for sql in fold_statements("TRUE", grains) {
-        db.execute_unprepared(&sql).await?;
+        let table = sql
+            .split_whitespace()
+            .skip_while(|w| !w.eq_ignore_ascii_case("INTO"))
+            .nth(1)
+            .unwrap_or("the totals")
+            .to_owned();
+        statements.push((format!("adding up {table}"), sql));
+    }
+    let total = statements.len();
+    for (i, (what, sql)) in statements.iter().enumerate() {
+        progress(i + 1, total, what);
+        db.execute_unprepared(sql).await?;
     }
     Ok(())
 }

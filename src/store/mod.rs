@@ -138,13 +138,16 @@ const MIGRATION_LOCK: &str = "SELECT pg_advisory_xact_lock(7153092215)";
 /// transaction. On Postgres it first waits for matches finishing meanwhile and holds
 /// off new ones (which add to `stat_finished`) until it commits, so a server may
 /// keep running; on SQLite the write lock does the same.
-pub async fn rebuild_stat_totals(db: &DatabaseConnection) -> Result<(), DbErr> {
+pub async fn rebuild_stat_totals(
+    db: &DatabaseConnection,
+    progress: &mut (dyn FnMut(usize, usize, &str) + Send),
+) -> Result<(), DbErr> {
     let tx = begin_write(db).await?;
     if db.get_database_backend() == DbBackend::Postgres {
         tx.execute_unprepared("LOCK TABLE stat_finished IN EXCLUSIVE MODE")
             .await?;
     }
-    migration::rebuild_stat_totals(&tx).await?;
+    migration::rebuild_stat_totals_reporting(&tx, progress).await?;
     tx.commit().await
 }
 

@@ -5,6 +5,7 @@
 mod helpers;
 
 mod async_play;
+mod contract;
 mod deadlines;
 mod distributed;
 mod errors;
