@@ -363,8 +363,18 @@ impl Shared {
 mod tests {
     use super::*;
 
+    /// The flags as `sealed-orders simulate` reads them.
+    #[derive(clap::Parser)]
+    struct Command {
+        #[command(flatten)]
+        args: SimulateArgs,
+    }
+
     fn parse(s: &str) -> anyhow::Result<SimulateArgs> {
-        SimulateArgs::parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>())
+        let words = std::iter::once("simulate").chain(s.split_whitespace());
+        let args = <Command as clap::Parser>::try_parse_from(words)?.args;
+        args.check()?;
+        Ok(args)
     }
 
     #[test]
@@ -372,7 +382,7 @@ mod tests {
         let a = parse("--matches 5 --players 3-4 --concurrency 8 --population 50 --span-days 30")
             .expect("valid");
         assert_eq!(
-            (a.matches, a.min_players, a.max_players, a.concurrency),
+            (a.matches, a.min_players(), a.max_players(), a.concurrency),
             (5, 3, 4, 8)
         );
         assert_eq!((a.population, a.span_days), (50, 30));
@@ -381,6 +391,9 @@ mod tests {
         assert!(parse("--skew nan").is_err());
         assert!(parse("--matches").is_err());
         assert!(parse("--colour red").is_err());
+        assert!(parse("--players 5-3").is_err());
+        let d = parse("").expect("defaults");
+        assert_eq!((d.game.as_str(), d.matches, d.seats), ("malacca", 100, (2, 8)));
     }
 
     #[test]

@@ -70,7 +70,7 @@ async fn a_wrong_method_is_a_405_problem_with_allow() {
         )
         .await;
     r.problem(405, "method_not_allowed");
-    assert_eq!(r.headers["allow"], "GET, POST");
+    assert_eq!(r.headers["allow"], "GET, HEAD, POST");
 }
 
 #[tokio::test]
