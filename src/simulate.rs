@@ -393,7 +393,10 @@ mod tests {
         assert!(parse("--colour red").is_err());
         assert!(parse("--players 5-3").is_err());
         let d = parse("").expect("defaults");
-        assert_eq!((d.game.as_str(), d.matches, d.seats), ("malacca", 100, (2, 8)));
+        assert_eq!(
+            (d.game.as_str(), d.matches, d.seats),
+            ("malacca", 100, (2, 8))
+        );
     }
 
     #[test]
