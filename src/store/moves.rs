@@ -352,6 +352,7 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
             .bind(rounds().map(|r| r.total_a).collect::<Vec<_>>())
             .bind(rounds().map(|r| r.total_b).collect::<Vec<_>>())
             .bind(rounds().map(|r| r.lead_seat).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.subject.as_deref()).collect::<Vec<_>>())
             .bind(seats().map(|s| s.round).collect::<Vec<_>>())
             .bind(seats().map(|s| s.seat).collect::<Vec<_>>())
             .bind(seats().map(|s| s.player_id).collect::<Vec<_>>())
@@ -421,24 +422,25 @@ fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
         sql.push_str(
             ", rd AS (\
                INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
-                 lead_seat, created_at) \
-               SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, $6 \
+                 lead_seat, subject, created_at) \
+               SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, r.subject, $6 \
                FROM unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
-                 $28::int8[], $29::int4[]) AS r(round, step, value, outcome, a, b, lead)), \
+                 $28::int8[], $29::int4[], $30::text[]) \
+                 AS r(round, step, value, outcome, a, b, lead, subject)), \
              rs AS (\
                INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
                  choice, success, delta, drew) \
-               SELECT $1, s.* FROM unnest($30::int4[], $31::int4[], $32::uuid[], $33::text[], \
-                 $34::text[], $35::int8[], $36::text[], $37::bool[], $38::int8[], $39::int4[]) \
+               SELECT $1, s.* FROM unnest($31::int4[], $32::int4[], $33::uuid[], $34::text[], \
+                 $35::text[], $36::int8[], $37::text[], $38::bool[], $39::int8[], $40::int4[]) \
                  AS s(round, seat, player, card, kind, stake, choice, success, delta, drew)), \
              lg AS (\
                INSERT INTO ledger (match_id, round, seat, amount, reason) \
                SELECT $1, l.round, l.seat, l.amount, l.reason \
-               FROM unnest($40::int4[], $41::int4[], $42::int8[], $43::text[]) \
+               FROM unnest($41::int4[], $42::int4[], $43::int8[], $44::text[]) \
                  WITH ORDINALITY AS l(round, seat, amount, reason, o) \
                ORDER BY l.o)",
         );
-        next = 44;
+        next = 45;
     }
     match deadline {
         DeadlineWrite::Keep => {}
