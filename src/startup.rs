@@ -27,7 +27,7 @@ use crate::store;
 
 /// The largest request body accepted: a replay bundle to verify (a move or a
 /// position is far smaller).
-const MAX_BODY: usize = crate::api::replays::MAX_BUNDLE_BYTES;
+const MAX_BODY: usize = crate::api::gate::MAX_BODY;
 
 pub struct Application {
     port: u16,
@@ -195,6 +195,8 @@ impl Application {
             let (hub, db) = (service.hub().clone(), service.db().clone());
             tokio::spawn(async move { hub.listen_forever(db, channel).await });
         }
+        let forgetter = service.clone();
+        tokio::spawn(async move { forgetter.forget_changed_credentials().await });
         let hub = service.hub().clone();
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
@@ -203,6 +205,7 @@ impl Application {
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
                 .route("/docs", web::get().to(crate::api::docs_redirect))
+                .wrap(middleware::from_fn(crate::api::gate::gate))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),
                     middleware::from_fn(crate::cors::cors),
