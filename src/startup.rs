@@ -153,7 +153,8 @@ impl Application {
                 .with_match_cache(settings.match_cache_mib)
                 .with_credential_cache(std::time::Duration::from_millis(
                     settings.credential_cache_ms,
-                )),
+                ))
+                .with_stale_lobby_days(settings.stale_lobby_days),
         );
         let metrics = web::Data::from(metrics);
 
@@ -170,6 +171,9 @@ impl Application {
                 loop {
                     if let Err(e) = poller.expire_deadlines().await {
                         tracing::warn!(error = %e, "deadline poll failed");
+                    }
+                    if let Err(e) = poller.cancel_stale_lobbies().await {
+                        tracing::warn!(error = %e, "stale lobby sweep failed");
                     }
                     tokio::select! {
                         _ = tokio::time::sleep(every) => {}

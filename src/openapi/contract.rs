@@ -355,8 +355,14 @@ fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
         ),
         (
             "match_aborted",
-            "The match was cancelled.",
-            object(json!({}), &[]),
+            "The match was cancelled before it started: by its owner (`cancelled`), \
+             because its last player left (`abandoned`), or by the server after nobody \
+             joined or left for `STALE_LOBBY_DAYS` (`stale`). Events recorded before \
+             the reason was given have none.",
+            object(
+                json!({"reason": {"type": "string", "enum": ["cancelled", "abandoned", "stale"]}}),
+                &[],
+            ),
         ),
         (
             "seat_timed_out",
