@@ -29,3 +29,14 @@ print(hex(next(stream(seed, b"setup"))))
 print(shuffle(stream(seed, b"setup"), list(range(16))))
 print(shuffle(stream(seed, (7).to_bytes(8, "big")), list(range(12))))
 w = stream(seed, (0).to_bytes(8, "big")); print([below(w, 6) for _ in range(5)])
+
+# Sealed-move receipts: the commitment of a move, from its parts.
+import json
+
+def commitment(match_id: str, step: int, seat: int, action, nonce_hex: str) -> str:
+    canonical = json.dumps(action, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = "\n".join(["sealed-orders/move-commitment/v1", match_id, str(step), str(seat), canonical, nonce_hex])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+print(commitment("01936f3e-8b7a-7c00-9a00-000000000001", 3, 1,
+                 {"type": "play", "stake": 2, "card": "trade"}, "00" * 31 + "01"))

@@ -2,6 +2,7 @@
 
 mod absence;
 pub mod clock;
+pub mod commitment;
 pub mod data;
 mod deadlines;
 pub mod hub;

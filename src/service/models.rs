@@ -227,6 +227,15 @@ pub struct MoveReceipt {
     /// The match version right after this move.
     pub version: i64,
     pub accepted_at: DateTime<Utc>,
+    /// Sealed-move receipt: hex SHA-256 over the match, step, seat, action and
+    /// `nonce` (docs/fairness.md), shown to everybody at once; keep it to check
+    /// that the move revealed later is the one you sent. Null for moves stored
+    /// before receipts existed.
+    #[schema(example = "d898ebca246ce6642c5b29b92b093f17a9df816d791651692d29812abcbbde2f")]
+    pub commitment: Option<String>,
+    /// The 32-byte nonce (hex) the commitment hides the move with: yours now,
+    /// everybody's once the move is revealed.
+    pub nonce: Option<String>,
 }
 
 /// A stored move as one caller may see it.
@@ -245,6 +254,11 @@ pub struct MoveResponse {
     /// or a stand-in for an absent player); `null` when the server played the
     /// seat's null move (a forfeited seat, or a game's own time limit).
     pub author: Option<String>,
+    /// The move's commitment (see `MoveReceipt`), shown from the start; null
+    /// for moves stored before receipts existed.
+    pub commitment: Option<String>,
+    /// The nonce behind the commitment, once the move is visible to the caller.
+    pub nonce: Option<String>,
     pub version: i64,
     pub created_at: DateTime<Utc>,
 }

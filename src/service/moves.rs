@@ -56,6 +56,8 @@ fn receipt(m: &moves::Model) -> Result<MoveReceipt, ApiError> {
         completes_step: m.completes_step,
         version: m.version_after,
         accepted_at: m.created_at,
+        commitment: m.commitment.clone(),
+        nonce: m.nonce.clone(),
     })
 }
 
@@ -138,8 +140,11 @@ fn record_move(
     applied: &Applied,
     author: Author,
     now: DateTime<Utc>,
-) -> MoveRecord {
+) -> Result<MoveRecord, ApiError> {
     let t = &applied.transition;
+    let nonce = super::commitment::fresh_nonce()
+        .map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
+    let commitment = super::commitment::commitment(m.id, m.step, seat, &action, &nonce);
     let step = m.step;
     m.version += 1;
     if t.completes_step {
@@ -169,6 +174,8 @@ fn record_move(
         idempotency_key,
         private_until_end: applied.private_until_end,
         author,
+        nonce: Some(nonce),
+        commitment: Some(commitment),
     };
     // The service's own events frame the game's: who submitted (never what),
     // then what the game says, then the step and rounds it resolved.
@@ -194,12 +201,12 @@ fn record_move(
         }
         rounds.push(round_rows(m.id, step, r, seats, now));
     }
-    MoveRecord {
+    Ok(MoveRecord {
         row,
         reveal: t.reveal,
         events,
         rounds,
-    }
+    })
 }
 
 impl Service {
@@ -300,7 +307,7 @@ impl Service {
             &applied,
             Author::Player(req.idempotency_key.clone()),
             now,
-        );
+        )?;
         self.schedule(&mut after, &snap.seats, new_state)?;
         self.set_state(&mut after, new_state)?;
         let deadline = match (m.deadline_at, after.deadline_at) {
@@ -353,6 +360,8 @@ impl Service {
             completes_step: record.row.completes_step,
             version: kept.row.version,
             accepted_at: now,
+            commitment: record.row.commitment.clone(),
+            nonce: record.row.nonce.clone(),
         };
         let kept = Arc::new(kept);
         self.snapshots.put(kept.clone());
@@ -604,7 +613,7 @@ impl Service {
             &mut GameRng::for_step(&seed, m.step as u64),
         )?;
         let now = self.clock.now();
-        let record = record_move(m, seats, seat, player, action, &applied, author, now);
+        let record = record_move(m, seats, seat, player, action, &applied, author, now)?;
         let t = applied.transition;
         let row = record.row;
         let backend = tx.get_database_backend();
@@ -786,6 +795,8 @@ impl Service {
                     author: r.author.clone(),
                     version: r.version_after,
                     created_at: r.created_at,
+                    commitment: r.commitment.clone(),
+                    nonce: r.nonce.clone().filter(|_| visible),
                 })
             })
             .collect::<Result<Vec<_>, ApiError>>()?;

@@ -26,6 +26,13 @@ pub struct BundleMove {
     pub action: Value,
     pub sealed: bool,
     pub created_at: chrono::DateTime<chrono::Utc>,
+    /// The move's commitment (docs/fairness.md); absent for moves stored
+    /// before receipts existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<String>,
+    /// The nonce behind the commitment, once the move is revealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
 }
 
 /// One seat's player.
@@ -111,6 +118,10 @@ pub struct VerifyReport {
     pub moves_replay: bool,
     pub rounds_match: bool,
     pub result_matches: bool,
+    /// Every move that carries a commitment carries its nonce, and the two
+    /// hash to it with the move as replayed (moves stored before receipts
+    /// carry neither and are not counted against it).
+    pub commitments_match: bool,
     /// What failed, in words.
     pub problems: Vec<String>,
 }
@@ -151,6 +162,7 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
         moves_replay: false,
         rounds_match: false,
         result_matches: false,
+        commitments_match: false,
         problems: Vec::new(),
     };
     let Some(game) = games.iter().find(|g| g.info().id == b.game) else {
@@ -286,11 +298,32 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
             }
         }
     }
+    let broken: Vec<usize> = b
+        .moves
+        .iter()
+        .enumerate()
+        .filter(|(_, mv)| match (&mv.commitment, &mv.nonce) {
+            (None, None) => false,
+            (Some(c), Some(n)) => {
+                super::commitment::commitment(b.match_id, mv.step, mv.seat, &mv.action, n) != *c
+            }
+            _ => true,
+        })
+        .map(|(i, _)| i)
+        .collect();
+    r.commitments_match = broken.is_empty();
+    if let Some(first) = broken.first() {
+        problems.push(format!(
+            "{} move(s) do not match their commitment, the first is move {first}",
+            broken.len()
+        ));
+    }
     r.valid = r.seed_matches_hash
         && r.data_matches_hash
         && r.moves_replay
         && r.rounds_match
-        && r.result_matches;
+        && r.result_matches
+        && r.commitments_match;
     r.problems = problems;
     r
 }
@@ -338,6 +371,8 @@ impl Service {
                     action: serde_json::from_str(text).map_err(ApiError::internal)?,
                     sealed: !visible,
                     created_at: mv.created_at,
+                    commitment: mv.commitment.clone(),
+                    nonce: mv.nonce.clone().filter(|_| visible),
                 });
             }
         }

@@ -312,6 +312,78 @@ async fn a_sealed_stake_moves_no_public_balance_until_the_reveal() {
     assert_eq!(own["view"]["players"][0]["coins"], 1);
 }
 
+/// Sealed-move receipts: the mover gets the commitment and its nonce at once;
+/// everybody else sees the commitment but no nonce until the reveal, when the
+/// nonce is published and the two hash to the commitment with the move.
+#[tokio::test]
+async fn a_sealed_move_is_committed_at_once_and_its_nonce_published_at_the_reveal() {
+    use sealed_orders::service::commitment::commitment;
+    let (app, players, id) = scenario("sealed").await;
+    let action = json!({"type": "play", "card": "attack2", "stake": 4});
+    let receipt = app
+        .submit(&id, &players[0], 0, action.clone())
+        .await
+        .expect(200);
+    let c = receipt["commitment"]
+        .as_str()
+        .expect("a commitment")
+        .to_owned();
+    let nonce = receipt["nonce"]
+        .as_str()
+        .expect("the mover's nonce")
+        .to_owned();
+    let match_id: uuid::Uuid = id.parse().expect("uuid");
+    assert_eq!(c, commitment(match_id, 0, 0, &action, &nonce));
+    for (who, reader) in [("seat 1", Some(&players[1])), ("a spectator", None)] {
+        let moves = app
+            .get(
+                &format!("/api/v1/matches/{id}/moves"),
+                reader.map(|p| p.token.as_str()),
+            )
+            .await
+            .expect(200);
+        let mv = &moves["items"][0];
+        assert_eq!(mv["sealed"], true);
+        assert_eq!(mv["commitment"], c.as_str(), "{who} sees the commitment");
+        assert!(
+            mv["nonce"].is_null(),
+            "{who} sees the nonce before the reveal"
+        );
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert!(
+            bodies.iter().all(|(_, b)| !b.contains(&nonce)),
+            "{who} can read the nonce somewhere"
+        );
+    }
+    // The others move; the step resolves and the moves are revealed.
+    for p in &players[1..] {
+        app.submit(
+            &id,
+            p,
+            0,
+            json!({"type": "play", "card": "defense", "stake": 0}),
+        )
+        .await
+        .expect(200);
+    }
+    let moves = app
+        .get(&format!("/api/v1/matches/{id}/moves"), None)
+        .await
+        .expect(200);
+    for mv in moves["items"].as_array().expect("moves") {
+        assert_eq!(mv["sealed"], false, "{mv}");
+        let n = mv["nonce"].as_str().expect("the nonce, once revealed");
+        let seat = mv["seat"].as_u64().expect("seat") as usize;
+        let step = mv["step"].as_i64().expect("step");
+        assert_eq!(
+            mv["commitment"].as_str().expect("commitment"),
+            commitment(match_id, step, seat, &mv["action"], n),
+            "{mv}"
+        );
+    }
+    assert_eq!(moves["items"][0]["nonce"], nonce.as_str());
+}
+
 /// Replaces what differs between two runs of one scenario for reasons other than
 /// the game (ids, times, hashes, cursors).
 fn normalize(v: &mut Value) {

@@ -70,6 +70,37 @@ async fn exported_games_of_every_game_verify_and_tampered_bundles_fail() {
     moved["moves"][0]["action"]["stake"] = json!(if stake == 0 { 1 } else { 0 });
     let r = verify(&app, &moved).await;
     assert_eq!(r["valid"], false);
+    // Every move of a finished match carries its commitment and nonce.
+    for mv in bundle["moves"].as_array().expect("moves") {
+        assert!(
+            mv["commitment"].is_string() && mv["nonce"].is_string(),
+            "{mv}"
+        );
+    }
+    assert_eq!(verify(&app, bundle).await["commitments_match"], true);
+    // A move altered after its commitment: the replay may still hold (the move
+    // can be as legal as the one committed), the commitment does not.
+    let mut recommitted = bundle.clone();
+    recommitted["moves"][1]["commitment"] = json!("0".repeat(64));
+    let r = verify(&app, &recommitted).await;
+    assert_eq!(r["commitments_match"], false, "{r}");
+    assert_eq!(r["valid"], false);
+    let mut renonced = bundle.clone();
+    renonced["moves"][0]["nonce"] = json!("11".repeat(32));
+    let r = verify(&app, &renonced).await;
+    assert_eq!(r["commitments_match"], false, "{r}");
+    assert_eq!(r["valid"], false);
+    let r = verify(&app, &moved).await;
+    assert_eq!(r["commitments_match"], false, "{r}");
+    // A bundle from before receipts (no commitments at all) is judged without them.
+    let mut older = bundle.clone();
+    for mv in older["moves"].as_array_mut().expect("moves") {
+        let mv = mv.as_object_mut().expect("move");
+        mv.remove("commitment");
+        mv.remove("nonce");
+    }
+    let r = verify(&app, &older).await;
+    assert_eq!(r["valid"], true, "{r}");
     // Another seed.
     let mut reseeded = bundle.clone();
     reseeded["seed"] = json!("00".repeat(32));

@@ -19,6 +19,12 @@ pub struct Model {
     pub private_until_end: bool,
     /// None when the seat's player moved; `bot:<kind>` or `null` otherwise.
     pub author: Option<String>,
+    /// 32 random bytes in hex, drawn when the move was accepted; published with
+    /// the move at its reveal. None for moves stored before receipts.
+    pub nonce: Option<String>,
+    /// Hex SHA-256 over the move's match, step, seat, action and nonce
+    /// (`service::commitment`), shown to everybody from the start.
+    pub commitment: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
