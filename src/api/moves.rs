@@ -123,6 +123,11 @@ pub struct EventsQuery {
     /// Streams: a ticket from `POST /stream-tickets`, instead of an Authorization
     /// header (for browsers' EventSource).
     pub ticket: Option<String>,
+    /// Streams: after each batch of events (and once at the start), an
+    /// `event: prompt` with the caller's prompt as `GET /matches/{id}` would give
+    /// it (`data` null when the caller owes nothing), so a bot needs no read
+    /// after an event. Only for a seated caller.
+    pub prompt: Option<bool>,
 }
 
 /// The match's events the caller may see (public ones, plus the caller's own
@@ -135,7 +140,9 @@ pub struct EventsQuery {
 /// A stream opened with a credential (or a ticket) ends when that credential
 /// does (revoked, expired, or issued before a password change), with a last
 /// `event: credential_ended` whose `data` is `{"reason", "detail"}` and which
-/// has no `id:`. Otherwise a JSON page, oldest first.
+/// has no `id:`. With `prompt=true` a seated caller also gets `event: prompt`
+/// (no `id:`) after each batch of events: its prompt, or null. Otherwise a JSON
+/// page, oldest first.
 #[utoipa::path(tag = "moves", operation_id = "list_events",
     params(("id" = Uuid, Path, description = "The match id."), EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this event id.")),
@@ -160,7 +167,12 @@ pub async fn list_events(
         let auth = stream_auth(&service, caller, q.ticket.as_deref()).await?;
         let service = service.into_inner();
         let rx = service
-            .match_stream(auth, *id, last_event_id(&req).as_deref())
+            .match_stream(
+                auth,
+                *id,
+                last_event_id(&req).as_deref(),
+                q.prompt.unwrap_or(false),
+            )
             .await?;
         return Ok(sse(rx));
     }

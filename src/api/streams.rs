@@ -51,7 +51,7 @@ fn frame_bytes(frame: StreamFrame) -> Bytes {
         }
         StreamFrame::Retry(ms) => format!("retry: {ms}\n\n"),
         StreamFrame::KeepAlive => ": keepalive\n\n".to_owned(),
-        StreamFrame::End { kind, data } => format!("event: {kind}\ndata: {data}\n\n"),
+        StreamFrame::Unpositioned { kind, data } => format!("event: {kind}\ndata: {data}\n\n"),
     })
 }
 

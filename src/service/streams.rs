@@ -122,9 +122,10 @@ pub enum StreamFrame {
     Retry(u64),
     /// Nothing new; keeps the connection alive.
     KeepAlive,
-    /// The last frame of a stream that ends for a reason of its own (its
-    /// credential ended): an event without a position.
-    End { kind: &'static str, data: String },
+    /// An event that is no position of the stream (no `id:`): the caller's
+    /// prompt after a batch, or the last frame of a stream that ends for a
+    /// reason of its own (its credential ended).
+    Unpositioned { kind: &'static str, data: String },
 }
 
 /// A single-use ticket for `?ticket=`, for clients (browsers) that cannot send
@@ -285,7 +286,7 @@ impl Service {
             detail: end.detail().to_owned(),
         };
         let _ = out
-            .send(StreamFrame::End {
+            .send(StreamFrame::Unpositioned {
                 kind: CREDENTIAL_ENDED,
                 data: serde_json::to_string(&data).map_err(ApiError::internal)?,
             })
@@ -350,6 +351,7 @@ impl Service {
         auth: StreamAuth,
         id: Uuid,
         last_event_id: Option<&str>,
+        with_prompt: bool,
     ) -> Result<mpsc::Receiver<StreamFrame>, ApiError> {
         let after = last_event_id
             .map(|s| s.trim().parse::<i64>().map_err(|_| bad_last_event_id()))
@@ -364,7 +366,10 @@ impl Service {
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = this.run_match_stream(id, holder, after, &tx).await {
+            if let Err(e) = this
+                .run_match_stream(id, holder, after, with_prompt, &tx)
+                .await
+            {
                 tracing::warn!(match.id = %id, error = %e, "match stream ended");
             }
         });
@@ -376,9 +381,11 @@ impl Service {
         id: Uuid,
         holder: Option<StreamHolder>,
         mut after: Option<i64>,
+        with_prompt: bool,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), ApiError> {
         let player = holder.as_ref().map(|h| h.player);
+        let mut first = true;
         // Subscribed before the first read, so nothing committed after it is missed.
         let mut wakes = self.hub.subscribe();
         let mut credentials = self.hub.subscribe_credentials();
@@ -407,8 +414,10 @@ impl Service {
                     seat
                 }
             };
+            let mut sent = false;
             loop {
                 let rows = store::events_of(&self.db, id, seat, over, after, PAGE).await?;
+                sent |= !rows.is_empty();
                 for e in &rows {
                     let data =
                         serde_json::to_string(&event_response(e)?).map_err(ApiError::internal)?;
@@ -426,6 +435,17 @@ impl Service {
                     break;
                 }
             }
+            if with_prompt && seat.is_some() && (first || sent) {
+                let prompt = self.get_match(player, id).await?.prompt;
+                let frame = StreamFrame::Unpositioned {
+                    kind: "prompt",
+                    data: serde_json::to_string(&prompt).map_err(ApiError::internal)?,
+                };
+                if out.send(frame).await.is_err() {
+                    return Ok(());
+                }
+            }
+            first = false;
             if over {
                 return Ok(());
             }

@@ -432,3 +432,68 @@ async fn streams_close_at_once_with_a_retry_hint_when_the_server_stops() {
         "a retry hint last: {text}"
     );
 }
+
+/// The `prompt` events of a stream's text, in order (they carry no `id:`).
+fn prompts(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter(|b| b.lines().any(|l| l == "event: prompt"))
+        .map(|b| {
+            assert!(!b.lines().any(|l| l.starts_with("id:")), "{b}");
+            let data = b
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .expect("data");
+            serde_json::from_str(data).expect("JSON")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let url = format!("/api/v1/matches/{id}/events?prompt=true");
+    let open = |token: Option<String>| {
+        let (client, url) = (app.client.clone(), app.url(&url));
+        tokio::spawn(async move {
+            let mut req = client.get(url).header("accept", "text/event-stream");
+            if let Some(t) = token {
+                req = req.bearer_auth(t);
+            }
+            let mut resp = req.send().await.expect("stream");
+            let mut text = String::new();
+            // The first prompt at the start, then one after the move's events.
+            while text.matches("event: step_resolved").count() < 1
+                || !text
+                    .rsplit("event: step_resolved")
+                    .next()
+                    .is_some_and(|t| t.contains("event: prompt"))
+            {
+                match tokio::time::timeout(Duration::from_secs(5), resp.chunk()).await {
+                    Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
+                    _ => break,
+                }
+            }
+            text
+        })
+    };
+    let seat0 = open(Some(players[0].token.clone()));
+    let spectator = open(None);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([5; 32]);
+    play_some(&app, &id, &players, &mut rng).await;
+    let text = seat0.await.expect("reader");
+    let seen = prompts(&text);
+    assert!(
+        seen.len() >= 2,
+        "a prompt at the start and after the events: {text}"
+    );
+    // The last one is what a read gives now.
+    let now = app.match_as(&id, Some(&players[0])).await["prompt"].clone();
+    assert_eq!(seen.last(), Some(&now), "{text}");
+    // A spectator owes nothing and gets no prompts.
+    let text = spectator.await.expect("reader");
+    assert!(prompts(&text).is_empty(), "{text}");
+    assert!(text.contains("event: step_resolved"), "{text}");
+}
