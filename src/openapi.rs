@@ -137,8 +137,9 @@ fn retarget(schemas: &mut serde_json::Map<String, Value>, schema: &str, prop: &s
 }
 
 /// Documents the answers every operation of a kind can give, whichever handler it
-/// is: a JSON body can be too large (413) or not JSON (415); a write can meet a
-/// busy database (503).
+/// is: any request can carry a control character or two Authorization headers
+/// (400) or an invalid token (401); a JSON body can be too large (413) or not
+/// JSON (415); a write can meet a busy database (503).
 fn common_responses(doc: &mut Value) {
     let problem = |description: &str| {
         json!({"description": description, "content": {"application/problem+json":
@@ -162,6 +163,18 @@ fn common_responses(doc: &mut Value) {
                     .entry(status)
                     .or_insert_with(|| problem(description));
             };
+            // The gate before every handler (`api::gate`).
+            add(
+                "400",
+                "A control character in the path, the query or a JSON string \
+                 (`invalid_characters`), or two Authorization headers \
+                 (`duplicate_authorization`).",
+            );
+            add(
+                "401",
+                "A token was sent but is not valid (`invalid_token`): refused on every \
+                 endpoint, never served as anonymous.",
+            );
             if has_body {
                 add("400", "The body is not valid JSON.");
                 add("413", "The body is too large.");
