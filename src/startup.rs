@@ -203,6 +203,8 @@ impl Application {
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
                 .route("/docs", web::get().to(crate::api::docs_redirect))
+                .route("/", web::get().to(crate::api::web::index))
+                .route("/app/{name}", web::get().to(crate::api::web::asset))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),
                     middleware::from_fn(crate::cors::cors),

@@ -14,6 +14,7 @@ mod stats;
 pub mod streams;
 mod tokens;
 mod webhooks;
+pub mod web;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;

@@ -1,0 +1,71 @@
+// Hash routing: #/ lobby, #/login, #/account, #/match/<id>, #/replay/<id>,
+// #/player/<name>, #/game/<id>, #/leaderboards[/<game>].
+import { session } from "./api.js";
+import { h, mount, toast } from "./ui.js";
+import { accountPage, loginPage, signOut } from "./account.js";
+import { lobbyPage } from "./lobby.js";
+import { matchPage } from "./match.js";
+import { replayPage } from "./replay.js";
+import { playerPage, gamePage, leaderboardsPage } from "./dashboard.js";
+
+const app = document.getElementById("app");
+let cleanup = null;
+
+const routes = [
+  [/^\/?$/, () => lobbyPage],
+  [/^\/login$/, () => loginPage],
+  [/^\/account$/, () => accountPage],
+  [/^\/match\/([\w-]+)$/, () => matchPage],
+  [/^\/replay\/([\w-]+)$/, () => replayPage],
+  [/^\/player\/([^/]+)$/, () => playerPage],
+  [/^\/game\/([\w-]+)$/, () => gamePage],
+  [/^\/leaderboards(?:\/([\w-]+))?$/, () => leaderboardsPage],
+];
+
+/** Shows the page the hash names; each page may return a function to stop it. */
+async function route() {
+  if (typeof cleanup === "function") cleanup();
+  cleanup = null;
+  const path = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
+  for (const [re, page] of routes) {
+    const m = path.match(re);
+    if (m) {
+      app.replaceChildren();
+      try {
+        cleanup = await page()(app, ...m.slice(1));
+      } catch (e) {
+        mount(app, h("p", { class: "error" }, e.message || String(e)));
+      }
+      return;
+    }
+  }
+  mount(app, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+}
+
+function renderWho() {
+  const who = document.getElementById("who");
+  const name = session.name;
+  if (name) {
+    mount(
+      who,
+      h("a", { href: `#/player/${encodeURIComponent(name)}`, title: "Your dashboard" }, name),
+      h("a", { href: "#/account" }, "Account"),
+      h("button", { type: "button", class: "link", onclick: () => signOut() }, "Log out"),
+    );
+  } else {
+    mount(who, h("a", { href: "#/login" }, "Log in / register"));
+  }
+}
+
+window.addEventListener("hashchange", route);
+window.addEventListener("session-changed", () => {
+  renderWho();
+  // A dropped session (a 401) re-renders the page as an anonymous visitor.
+  if (!session.get() && !location.hash.startsWith("#/login")) {
+    toast("You are signed out.", "info");
+    route();
+  }
+});
+window.addEventListener("unhandledrejection", (e) => toast(e.reason?.message || String(e.reason)));
+renderWho();
+route();
