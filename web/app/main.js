@@ -22,24 +22,33 @@ const routes = [
   [/^\/leaderboards(?:\/([\w-]+))?$/, () => leaderboardsPage],
 ];
 
-/** Shows the page the hash names; each page may return a function to stop it. */
+/**
+ * Shows the page the hash names. Each page draws into a fresh container, so a
+ * slow page that finishes after the user moved on draws into nothing; a page
+ * may return a function that stops it (streams, timers).
+ */
+let current = 0;
 async function route() {
   if (typeof cleanup === "function") cleanup();
   cleanup = null;
+  const mine = ++current;
   const path = decodeURIComponent(location.hash.replace(/^#/, "")) || "/";
+  const box = h("div", { class: "page" });
+  app.replaceChildren(box);
   for (const [re, page] of routes) {
     const m = path.match(re);
     if (m) {
-      app.replaceChildren();
       try {
-        cleanup = await page()(app, ...m.slice(1));
+        const stop = await page()(box, ...m.slice(1));
+        if (mine === current) cleanup = stop;
+        else if (typeof stop === "function") stop();
       } catch (e) {
-        mount(app, h("p", { class: "error" }, e.message || String(e)));
+        if (mine === current) mount(box, h("p", { class: "error" }, e.message || String(e)));
       }
       return;
     }
   }
-  mount(app, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+  mount(box, h("h1", {}, "Not found"), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
 }
 
 function renderWho() {

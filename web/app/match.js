@@ -163,6 +163,7 @@ export async function matchPage(app, id) {
     window.sealedOrders.match = m;
     app.dataset.version = m.version;
     app.dataset.step = m.step;
+    app.dataset.status = m.status;
     mount(
       head,
       h(
