@@ -28,8 +28,15 @@ function stonesText(owned) {
   return (owned || []).map((o) => `${o.colour}: ${[o.small ? `${o.small} small` : "", o.large ? `${o.large} large` : "", o.dice?.length ? `dice ${o.dice.join(",")}` : ""].filter(Boolean).join(", ")}`).join("; ");
 }
 
-export function render(m) {
+export function render(m, ctx = {}) {
   const v = m.view;
+  // A parcel is picked on the board where the prompt asks for one.
+  const fields = new Set((m.prompt?.legal || []).flatMap((a) => Object.keys(a)));
+  const pickable = ["landing", "landings", "parcel", "parcels"].some((f) => fields.has(f));
+  const pickParcel = (id) => {
+    ctx.pick?.("landing", id);
+    ctx.pick?.("parcel", id);
+  };
   const b = v.board;
   const zones = [...b.zones].sort((a, z) => a.index - z.index);
   const W = 360;
@@ -80,7 +87,22 @@ export function render(m) {
         const y = y0 + 4 + i * 50;
         const g = s(
           "g",
-          { transform: `translate(${x},${y})` },
+          pickable
+            ? {
+                transform: `translate(${x},${y})`,
+                class: "clickable",
+                tabindex: 0,
+                role: "button",
+                "aria-label": `Choose ${p.id}`,
+                onclick: () => pickParcel(p.id),
+                onkeydown: (e) => {
+                  if (e.key === "Enter" || e.key === " ") {
+                    e.preventDefault();
+                    pickParcel(p.id);
+                  }
+                },
+              }
+            : { transform: `translate(${x},${y})` },
           s("title", {}, `${p.id} (${z.id}): ${pv.low}/${pv.high}; influence ${pv.influence?.join("/")}; ${stonesText(pv.loose)}`),
           s("rect", { width: w, height: hgt, rx: 4, fill: "#fcf3cf", stroke: "#9a7d0a" }),
           s("text", { x: 4, y: 12, "font-size": 10, "font-weight": 700 }, p.id),
@@ -144,8 +166,9 @@ function panel(m) {
     h(
       "div",
       { class: "table-wrap" },
-      h("table", {}, h("thead", {}, h("tr", {}, ["Seat", "Colour", "Boat", "Supply s/l/d", "Lost s/l/d"].map((c) => h("th", {}, c)))), h("tbody", {}, rows)),
+      h("table", {}, h("thead", {}, h("tr", {}, ["Seat", "Colour", "Boat", "Supply", "Lost"].map((c) => h("th", {}, c)))), h("tbody", {}, rows)),
     ),
+    h("p", { class: "muted" }, "Supply and lost: small cubes / large cubes / dice."),
     h("p", { class: "muted" }, `Turn ${v.turn} · ${words(v.phase)}${ts ? ` · roll ${ts.roll ?? "—"} · finger ${ts.finger ?? "—"} · material ${ts.material ?? "—"} · flicks ${ts.flicks_done}` : ""} · ${words(v.options?.mode ?? "")} mode`),
   ];
   const r = v.report;

@@ -18,7 +18,7 @@ export function render(m) {
   v.won_cities.forEach((list, seat) => list.forEach((c) => owner.set(c, seat)));
   const unclaimed = new Set(v.unclaimed);
   const history = new Set(v.history.map((r) => r.city_id));
-  const cols = 6;
+  const cols = 5;
   const cw = W / cols;
   const ch = 36;
   const rows = Math.ceil(v.cities.length / cols);
@@ -56,7 +56,7 @@ export function render(m) {
         { transform: `translate(${x + 1},${y})` },
         s("title", {}, `${c.name}: resistance ${c.resistance}, worth ${c.significance}${held !== undefined ? `, held by seat ${held}` : unclaimed.has(c.id) ? ", unclaimed" : history.has(c.id) ? "" : ""}`),
         s("rect", { width: cw - 2, height: ch - 3, rx: 4, fill, stroke: cur?.id === c.id ? "#b7950b" : "#ccc", "stroke-width": cur?.id === c.id ? 2.5 : 1 }),
-        s("text", { x: (cw - 2) / 2, y: 14, "text-anchor": "middle", "font-size": 10.5, "font-weight": 600, fill: fg }, c.name.slice(0, 10)),
+        s("text", { x: (cw - 2) / 2, y: 14, "text-anchor": "middle", "font-size": 10.5, "font-weight": 600, fill: fg }, c.name.slice(0, 12)),
         s("text", { x: (cw - 2) / 2, y: 27, "text-anchor": "middle", "font-size": 10, fill: fg }, `${c.resistance} · ${c.significance}`),
       ),
     );

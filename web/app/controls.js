@@ -30,6 +30,9 @@ function describe(action, label) {
 
 let uid = 0;
 
+/** More complete actions of one type than this become a small form. */
+const MANY = 16;
+
 /** A choice of one value: buttons-as-radios for a few, a select for many. */
 function oneOf(name, values, label, picked) {
   const id = `pick-${++uid}`;
@@ -108,7 +111,7 @@ function subset(name, sub, label) {
   return {
     element: h(
       "fieldset",
-      { class: "param" },
+      { class: "param", dataset: { min: sub.min, max: sub.max } },
       h("legend", {}, `${words(name)}: ${sub.min === sub.max ? sub.min : `${sub.min} to ${sub.max}`}, in order`),
       h("div", { class: "choices" }, boxes),
       chosen,
@@ -128,12 +131,19 @@ export function controls(legal, submit, { label, onPickers } = {}) {
   const templates = legal.filter((m) => m.template === true);
   const parts = [];
   const pickers = {};
-  if (complete.length) {
-    parts.push(
-      h(
-        "div",
-        { class: "actions-list" },
-        complete.map((a) =>
+  // Complete actions: a button each, or, where one type has many (a Cairo
+  // report: every landing times knocked over or not), one value per field
+  // that varies, checked against the list on submit.
+  const byType = new Map();
+  for (const a of complete) {
+    if (!byType.has(a.type)) byType.set(a.type, []);
+    byType.get(a.type).push(a);
+  }
+  const buttons = [];
+  for (const [type, group] of byType) {
+    if (group.length <= MANY) {
+      buttons.push(
+        ...group.map((a) =>
           h("button", {
             type: "button",
             class: `action action-${a.type}`,
@@ -141,9 +151,35 @@ export function controls(legal, submit, { label, onPickers } = {}) {
             onclick: (e) => submit(a, e.currentTarget),
           }, describe(a, label)),
         ),
-      ),
-    );
+      );
+      continue;
+    }
+    const keys = [...new Set(group.flatMap((a) => Object.keys(a)))].filter((k) => k !== "type");
+    const varying = keys.filter((k) => new Set(group.map((a) => JSON.stringify(a[k] ?? null))).size > 1);
+    const fields = varying.map((k) => {
+      const seen = new Map();
+      for (const a of group) seen.set(JSON.stringify(a[k] ?? null), a[k] ?? null);
+      const p = oneOf(k + "s", [...seen.values()], label ? (n, x) => label({ field: n, value: x }) : null);
+      pickers[k] = p;
+      return [k, p];
+    });
+    const go = h("button", { type: "submit", class: "primary" }, words(type));
+    const form = h("form", { class: "template", dataset: { template: type } }, h("h3", {}, words(type)), fields.map(([, p]) => p.element), go);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const chosen = {};
+      for (const [k, p] of fields) {
+        const v = p.read();
+        if (v === undefined) return submit(null, go, `Choose a ${words(k)}.`);
+        chosen[k] = JSON.stringify(v);
+      }
+      const action = group.find((a) => varying.every((k) => JSON.stringify(a[k] ?? null) === chosen[k]));
+      if (!action) return submit(null, go, "That combination is not a legal move.");
+      submit(action, go);
+    });
+    parts.push(form);
   }
+  if (buttons.length) parts.unshift(h("div", { class: "actions-list" }, buttons));
   for (const t of templates) {
     const fields = [];
     const fixed = { type: t.type };

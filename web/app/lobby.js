@@ -118,7 +118,12 @@ export async function lobbyPage(app) {
     const live = await get(`/matches${query({ status: "active", game: filter.value, limit: 10 })}`);
     mount(
       openBox,
-      h("div", { class: "row" }, h("h2", { id: "open-h" }, "Open matches"), filter),
+      h(
+        "div",
+        { class: "row" },
+        h("h2", { id: "open-h" }, "Open matches"),
+        h("span", {}, filter, " ", h("button", { type: "button", class: "small secondary", id: "refresh-open", onclick: (e) => attempt(renderOpen, e.currentTarget) }, "Refresh")),
+      ),
       open.length ? h("ul", { class: "matches" }, open.map((m) => matchRow(m, me, refreshAll))) : h("p", { class: "muted" }, "No match is waiting for players. Create one!"),
       h("h3", {}, "Being played"),
       (live.items || []).length

@@ -49,7 +49,7 @@ export async function optionsForm(game) {
     if (key === "position") continue; // a whole position is for API users
     const prop = props[key] || SERVICE[key] || {};
     const id = `opt-${key}`;
-    const help = (prop.description || "").split("\n").join(" ");
+    const help = (prop.description || "").split("\n").join(" ").replace(/\. .*$/, ".");
     const enumValues = SERVICE[key]?.enum || choices(doc, prop);
     let input;
     let read;
