@@ -13,8 +13,8 @@ pub mod replays;
 mod stats;
 pub mod streams;
 mod tokens;
-mod webhooks;
 pub mod web;
+mod webhooks;
 
 use utoipa_actix_web::scope;
 use utoipa_actix_web::service_config::ServiceConfig;

@@ -113,7 +113,7 @@ export function render(m, ctx = {}) {
       h(
         "table",
         {},
-        h("thead", {}, h("tr", {}, ["Seat", "Team", "Money", "Hand", "Deck", "Top"].map((c) => h("th", {}, c)))),
+        h("thead", {}, h("tr", {}, ["Seat", "Team", "Money", "Hand", "Deck"].map((c) => h("th", {}, c)))),
         h(
           "tbody",
           {},
@@ -125,13 +125,13 @@ export function render(m, ctx = {}) {
               h("td", {}, p.team ?? ""),
               h("td", {}, p.money),
               h("td", {}, p.hand_size, p.submitted ? " ✓" : ""),
-              h("td", {}, p.harbour_deck?.size ?? ""),
-              h("td", {}, cardText(p.harbour_deck?.top)),
+              h("td", { title: `top: ${cardText(p.harbour_deck?.top)}` }, p.harbour_deck?.size ?? ""),
             ),
           ),
         ),
       ),
     ),
+    h("p", { class: "muted" }, "On the cards: S ship, $ coin, C crane, P pub; dots are goods (green tea, purple wine, orange spice); a coloured border, the seat that played it."),
     h("p", { class: "muted" }, `Round ${v.round} · ${words(v.phase)} · bank ${v.bank} · water deck ${v.water_deck?.size ?? "?"} · markers ${Object.entries(v.markers || {}).map(([k, n]) => `${k} ${n}`).join(", ")}`),
   );
   if (v.hand) out.push(h("div", { class: "hand" }, h("h3", {}, "Your hand"), h("p", { class: "chips" }, v.hand.map((c) => h("span", { class: "chip" }, cardText(c))))));

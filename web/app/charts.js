@@ -51,9 +51,9 @@ export function lineChart({ series, title, xLabel = String, cursor = null, heigh
     const d = se.points.map((p, k) => `${k ? "L" : "M"}${X(p[0]).toFixed(1)} ${Y(p[1]).toFixed(1)}`).join(" ");
     svg.append(s("path", { d, fill: "none", stroke: colour, "stroke-width": 2.2 }));
     if (series.length > 1) {
-      const lx = W - R - 4;
+      const lx = L + 6;
       const ly = T + 12 + i * 14;
-      svg.append(s("text", { x: lx, y: ly, "text-anchor": "end", "font-size": 11, fill: colour, "font-weight": 700, stroke: "#fff", "stroke-width": 3, "paint-order": "stroke" }, String(se.name).slice(0, 16)));
+      svg.append(s("text", { x: lx, y: ly, "text-anchor": "start", "font-size": 11, fill: colour, "font-weight": 700, stroke: "#fff", "stroke-width": 3, "paint-order": "stroke" }, String(se.name).slice(0, 16)));
     }
     for (const p of se.points.length <= 40 ? se.points : []) svg.append(s("circle", { cx: X(p[0]), cy: Y(p[1]), r: 2.6, fill: colour }, s("title", {}, `${se.name}: ${xLabel(p[0])} → ${fmt(p[1])}`)));
   });
@@ -71,7 +71,7 @@ export function barChart({ bars, title, max = null, unit = "", percent = false }
   bars.forEach((b, i) => {
     const y = 4 + i * row;
     const w = Math.max(0, (b.value / top) * (W - L - 60));
-    const text = percent ? `${(b.value * 100).toFixed(1)} %` : `${fmt(b.value)}${unit}`;
+    const text = b.text ?? (percent ? `${(b.value * 100).toFixed(1)} %` : `${fmt(b.value)}${unit}`);
     svg.append(
       s("text", { x: L - 6, y: y + 15, "text-anchor": "end", "font-size": 12 }, String(b.label).slice(0, 18)),
       s("rect", { x: L, y: y + 3, width: w, height: row - 8, rx: 3, fill: b.colour ?? seatColour(i) }),

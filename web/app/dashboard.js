@@ -77,7 +77,7 @@ export async function playerPage(app, name) {
       "section",
       { class: "card", "aria-label": `${g.game} figures` },
       h("h2", {}, h("a", { href: `#/game/${g.game}` }, words(g.game))),
-      h("div", { class: "figures" }, figure("played", g.played), figure("finished", g.finished), figure("won", g.won), figure("win rate", pct(g.win_rate)), figure("average rank", num(g.average_rank)), figure("average score", num(g.average_score, 1)), figure("rating", num(g.rating))),
+      !g.finished ? h("p", { class: "muted" }, `${g.played} played, none finished yet.`) : h("div", { class: "figures" }, figure("played", g.played), figure("finished", g.finished), figure("won", g.won), figure("win rate", pct(g.win_rate)), figure("average rank", num(g.average_rank)), figure("average score", num(g.average_score, 1)), figure("rating", num(g.rating))),
       g.best_round ? h("p", { class: "muted" }, `Best round: +${g.best_round.delta} in round ${g.best_round.round} of `, h("a", { href: `#/match/${g.best_round.match_id}` }, "this match"), ".") : "",
       playGroups("By kind", g.kinds),
     ),
@@ -216,7 +216,7 @@ export async function leaderboardsPage(app, gameId) {
       ? h(
           "section",
           { class: "card" },
-          barChart({ title: "Top ratings", bars: top.map((e, i) => ({ label: e.player.name, value: Math.max(0, e.rating), colour: seatColour(i) })) }),
+          barChart({ title: "Top ratings", bars: top.map((e, i) => ({ label: e.player.name, value: Math.max(0, e.rating), text: num(e.rating), colour: seatColour(i) })) }),
           h(
             "div",
             { class: "table-wrap" },

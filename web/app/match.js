@@ -140,7 +140,7 @@ function lifecycleButtons(m, refresh) {
 export async function matchPage(app, id) {
   let match = null;
   let rounds = [];
-  let boardPick = null;
+  const kept = { key: null, element: null, pickers: {} };
   const head = h("div", {});
   const board = h("section", { class: "board", "aria-label": "Board" });
   const side = h("section", { class: "side", "aria-label": "Your move" });
@@ -161,6 +161,9 @@ export async function matchPage(app, id) {
     const game = BOARDS[m.game];
     const round = m.prompt?.round ?? m.view?.round;
     window.sealedOrders.match = m;
+    // A waiting tab says when it is your move, as game sites' tabs do.
+    const gameName = m.game.charAt(0).toUpperCase() + m.game.slice(1);
+    document.title = `${m.prompt?.your_turn ? "▶ Your move · " : ""}${gameName} · Sealed Orders`;
     app.dataset.version = m.version;
     app.dataset.step = m.step;
     app.dataset.status = m.status;
@@ -201,7 +204,16 @@ export async function matchPage(app, id) {
         ),
       );
       if (p.legal && p.legal.length) {
-        parts.push(controls(p.legal, submit, { label: game?.label ? (x) => game.label(x, m) : null, onPickers: (pk) => Object.assign(pickers, pk) }));
+        // The same decision as before (an event about someone else): keep the
+        // controls as they are, with what the player has started to choose.
+        const key = JSON.stringify([p.step, p.legal]);
+        if (key !== kept.key) {
+          kept.pickers = {};
+          kept.element = controls(p.legal, submit, { label: game?.label ? (x) => game.label(x, m) : null, onPickers: (pk) => Object.assign(kept.pickers, pk) });
+          kept.key = key;
+        }
+        Object.assign(pickers, kept.pickers);
+        parts.push(kept.element);
       } else if (p.your_turn === false && m.your_seat != null && p.sealed && !p.awaiting.includes(m.your_seat)) {
         parts.push(h("p", { class: "muted" }, "Your order is sealed. Waiting for the others."));
       }
@@ -228,11 +240,9 @@ export async function matchPage(app, id) {
     timer = setTimeout(() => load().catch((e) => toast(e.message)), 120);
   };
   const stop = follow(`/matches/${id}/events`, soon, soon);
-  const onSession = () => soon();
-  window.addEventListener("session-changed", onSession);
   return () => {
     clearTimeout(timer);
     stop();
-    window.removeEventListener("session-changed", onSession);
+    document.title = "Sealed Orders";
   };
 }
