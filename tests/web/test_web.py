@@ -244,7 +244,9 @@ def main():
 
             @check(f"a {game} match against a bot: the board is drawn and a move is made from the page")
             def _(game=game):
-                mid = create_match(a, game, seats=2, bots=1)
+                # Heretics with a move time limit: the seat's deadline counts down.
+                options = {"move_time_limit": "3600"} if game == "heretics" else None
+                mid = create_match(a, game, seats=2, bots=1, options=options)
                 state[game] = mid
                 a.wait_for_selector(".board svg")
                 a.wait_for_function("() => window.sealedOrders.match.prompt && window.sealedOrders.match.prompt.your_turn", timeout=15000)
@@ -264,6 +266,30 @@ def main():
                 theirs = api("GET", f"/matches/{mid}", token_of(a))
                 if mine["version"] == theirs["version"]:
                     assert mine["view"] == theirs["view"], "the view differs from the API's"
+                if game == "heretics":
+                    expect(a.locator(".seats .countdown").first).to_be_visible()
+                    assert ":" in a.inner_text(".seats .countdown")
+                if game == "kontor":
+                    # the revealed card is placed by a click on a space of the board
+                    a.wait_for_function("() => window.sealedOrders.match.prompt?.kind === 'place' && window.sealedOrders.match.prompt.your_turn", timeout=15000)
+                    before_v = version(a)
+                    a.locator(".board svg .target").first.click()
+                    a.wait_for_function(f"() => Number(document.querySelector('#app > .page').dataset.version) > {before_v}")
+                if game == "cairo":
+                    # reported mode: play on until the bot's flick report is put to
+                    # the vote, and confirm it
+                    until = time.monotonic() + 40
+                    while time.monotonic() < until:
+                        a.wait_for_function("() => window.sealedOrders.match.prompt?.your_turn || window.sealedOrders.match.status !== 'active'", timeout=15000)
+                        if drawn(a)["prompt"]["kind"] == "confirm_report":
+                            break
+                        make_move(a)
+                    assert drawn(a)["prompt"]["kind"] == "confirm_report", "no report to vote on"
+                    expect(a.locator("button.action-dispute")).to_be_visible()
+                    shot(a, "match-cairo-report")
+                    before_v = version(a)
+                    a.click("button.action-confirm")
+                    a.wait_for_function(f"() => Number(document.querySelector('#app > .page').dataset.version) > {before_v}")
                 shot(a, f"match-{game}")
                 fits_phone(a, f"{game} match")
 

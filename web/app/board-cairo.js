@@ -184,7 +184,7 @@ function panel(m) {
           ? h("ul", {}, (sub?.displaced || r.displaced).map((d) => h("li", {}, `${d.owner} ${d.stone}: ${d.from.parcel ?? d.from.zone ?? JSON.stringify(d.from)} → ${d.to}`)))
           : "",
         (sub?.toppled_pyramids || []).length ? h("p", {}, `Toppled: ${sub.toppled_pyramids.join(", ")}`) : "",
-        h("p", { class: "muted" }, `Confirmed by ${r.confirmers.map((x) => m.seats[x]?.player?.name ?? x).join(", ") || "nobody yet"}${r.my_vote ? ` · your vote: ${r.my_vote}` : ""} · attempt ${r.attempt}`),
+        h("p", { class: "muted" }, `Voting: ${r.confirmers.map((x) => m.seats[x]?.player?.name ?? x).join(", ") || "nobody"} (a strict majority of disputes sends it back)${r.my_vote ? ` · your vote: ${r.my_vote}` : ""} · attempt ${r.attempt} of 2`),
       ),
     );
   }

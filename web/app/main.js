@@ -66,7 +66,12 @@ function renderWho() {
   }
 }
 
-window.addEventListener("hashchange", route);
+window.addEventListener("hashchange", (e) => {
+  // After logging in, go back to the page that sent you to the form.
+  const from = new URL(e.oldURL).hash;
+  if (location.hash === "#/login" && from && from !== "#/login") sessionStorage.setItem("sealed-orders.after-login", from);
+  route();
+});
 window.addEventListener("session-changed", () => {
   renderWho();
   // A dropped session (a 401) re-renders the page as an anonymous visitor.

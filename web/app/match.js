@@ -3,6 +3,7 @@
 import { get, post, follow, session } from "./api.js";
 import { h, s, mount, attempt, toast, countdown, words, playerLink, seatColour, date, relative } from "./ui.js";
 import { controls, show } from "./controls.js";
+import { games } from "./lobby.js";
 import * as malacca from "./board-malacca.js";
 import * as heretics from "./board-heretics.js";
 import * as kontor from "./board-kontor.js";
@@ -102,7 +103,7 @@ function roundsTable(m, rounds) {
   );
 }
 
-function lifecycleButtons(m, refresh) {
+function lifecycleButtons(m, refresh, gameInfo) {
   const me = session.name;
   const seated = m.your_seat !== null && m.your_seat !== undefined;
   const owner = me && m.owner?.name === me;
@@ -123,7 +124,18 @@ function lifecycleButtons(m, refresh) {
     if (me && !seated) out.push(act("Join", "/join", {}, "primary"));
     if (seated && !owner) out.push(act("Leave", "/leave"));
     if (owner) {
-      out.push(act("Add random bot", "/bots", { kind: "random" }));
+      const kinds = gameInfo?.bots?.length ? gameInfo.bots : ["random"];
+      const kind = h("select", { "aria-label": "Bot kind", id: "bot-kind" }, kinds.map((k) => h("option", { value: k }, k)));
+      out.push(
+        h("span", { class: "add-bot" }, kind, " ", h("button", {
+          type: "button",
+          class: "secondary",
+          onclick: (e) => attempt(async () => {
+            await post(`/matches/${m.id}/bots`, { kind: kind.value });
+            refresh();
+          }, e.currentTarget),
+        }, "Add bot")),
+      );
       out.push(act("Start", "/start", {}, "primary"));
       out.push(act("Cancel match", "/cancel", {}, "danger", "Cancel this match?"));
     }
@@ -141,6 +153,7 @@ export async function matchPage(app, id) {
   let match = null;
   let rounds = [];
   const kept = { key: null, element: null, pickers: {} };
+  let gameInfo = null;
   const head = h("div", {});
   const board = h("section", { class: "board", "aria-label": "Board" });
   const side = h("section", { class: "side", "aria-label": "Your move" });
@@ -176,7 +189,7 @@ export async function matchPage(app, id) {
         h("div", { class: "match-meta muted" }, m.rated ? "rated" : "unrated", " · ", `created ${relative(m.created_at)}`),
       ),
       seatBar(m),
-      lifecycleButtons(m, load),
+      lifecycleButtons(m, load, gameInfo),
     );
     const pickers = {};
     if (m.view && game) {
@@ -187,7 +200,7 @@ export async function matchPage(app, id) {
         mount(board, h("pre", { class: "raw" }, JSON.stringify(m.view, null, 1)));
       }
     } else if (m.status === "waiting") {
-      mount(board, h("div", { class: "card waiting" }, h("p", {}, `Waiting for players: ${m.seats.filter((x) => x.player).length} of ${m.seat_count} seats taken.`), h("p", { class: "muted" }, "The match starts when every seat is taken, or when its owner starts it.")));
+      mount(board, h("div", { class: "card waiting" }, h("p", {}, `Waiting for players: ${m.seats.filter((x) => x.player).length} of ${m.seat_count} seats taken.`), h("p", { class: "muted" }, "The match starts when every seat is taken, or when its owner starts it."), h("label", {}, h("span", {}, "Invite others with this address"), h("input", { type: "text", readonly: true, value: location.href, onfocus: (e) => e.target.select(), class: "invite" }))));
     } else mount(board);
 
     const p = m.prompt;
@@ -222,6 +235,8 @@ export async function matchPage(app, id) {
     }
     if (game?.sidebar) parts.push(game.sidebar(m));
     mount(side, parts);
+    side.hidden = parts.length === 0;
+    history.hidden = m.status === "waiting";
     mount(result, resultTable(m));
     mount(history, h("h2", { id: "rounds-h" }, "Rounds"), roundsTable(m, rounds));
   }
@@ -234,6 +249,10 @@ export async function matchPage(app, id) {
   }
 
   await load();
+  if (match.status === "waiting") {
+    gameInfo = (await games().catch(() => [])).find((g) => g.id === match.game) ?? null;
+    render();
+  }
   let timer = null;
   const soon = () => {
     clearTimeout(timer);
