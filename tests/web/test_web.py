@@ -32,6 +32,7 @@ RUN = secrets.token_hex(3)
 
 results = []
 console_errors = []
+pages = {}
 
 
 def check(name):
@@ -47,6 +48,11 @@ def check(name):
             results.append((name, False, str(e)))
             print(f"FAIL  {name}: {e}", flush=True)
             traceback.print_exc()
+            for label, page in pages.items():
+                try:
+                    page.screenshot(path=str(SHOTS / f"failed-{label}.png"), full_page=True)
+                except Exception:  # noqa: BLE001 - a page may be gone
+                    pass
         return fn
 
     return wrap
@@ -81,6 +87,7 @@ def token_of(page):
 
 def shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.getElementById('toasts').replaceChildren()")
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -103,33 +110,48 @@ def drawn(page):
     return page.evaluate("() => window.sealedOrders.match")
 
 
-def make_move(page):
-    """Makes one move from the page's controls: the first complete action, or the
-    first template filled with the first value of each list (and the fewest
-    items of each subset). Returns False when the page offers no move."""
+def fill_and_submit(form, variant):
+    """Fills a template form: the `variant`-th value of each list (wrapping), the
+    fewest items of each subset, the lowest number of each range."""
+    for group in form.locator("fieldset.param").all():
+        choices = group.locator("label.choice")
+        if group.locator("input[type=radio]").count():
+            choices.nth(variant % choices.count()).click()
+            continue
+        need = int(group.get_attribute("data-min") or 0)
+        for i in range(min(need, choices.count())):
+            choices.nth(i).click()
+    for select in form.locator("select").all():
+        options = select.locator("option").count() - 1
+        select.select_option(index=1 + variant % max(options, 1))
+    form.locator("button[type=submit]").click()
+
+
+def make_move(page, tries=6):
+    """Makes one move from the page's controls: a complete action's button, or a
+    template's form filled in; when the server (or the form) refuses one, the
+    next is tried. Returns False when the page offers no move."""
     before = version(page)
     buttons = page.locator(".controls .actions-list button")
     forms = page.locator(".controls form.template")
     if buttons.count() == 0 and forms.count() == 0:
         return False
-    if buttons.count() > 0:
-        buttons.first.click()
-    else:
-        form = forms.first
-        for group in form.locator("fieldset.param").all():
-            radios = group.locator("input[type=radio]")
-            if radios.count():
-                group.locator("label.choice").first.click()
-                continue
-            boxes = group.locator("input[type=checkbox]")
-            need = int(group.get_attribute("data-min") or 0)
-            for i in range(min(need, boxes.count())):
-                group.locator("label.choice").nth(i).click()
-        for select in form.locator("select").all():
-            select.select_option(index=1)
-        form.locator("button[type=submit]").click()
-    page.wait_for_function(f"() => Number(document.querySelector('#app > .page').dataset.version) > {before}", timeout=15000)
-    return True
+    for attempt in range(tries):
+        page.evaluate("() => document.getElementById('toasts').replaceChildren()")
+        if forms.count() and (attempt % 2 == 1 or buttons.count() == 0):
+            fill_and_submit(forms.first, attempt // 2)
+        else:
+            buttons.nth(attempt % buttons.count()).click()
+        try:
+            page.wait_for_function(
+                f"() => Number(document.querySelector('#app > .page').dataset.version) > {before} || document.querySelector('#toasts .error')",
+                timeout=15000,
+            )
+        except Exception:
+            break
+        if version(page) > before:
+            return True
+    raise AssertionError(f"no move was accepted: {page.inner_text('#toasts') or 'no answer'}")
 
 
 def register(page, name):
@@ -170,6 +192,7 @@ def main():
         a, b, spectator = ctx_a.new_page(), ctx_b.new_page(), ctx_s.new_page()
         for page, label in ((a, "alice"), (b, "bob"), (spectator, "spectator")):
             watch_console(page, label)
+            pages[label] = page
         alice, bob = f"alice-{RUN}", f"bob-{RUN}"
         state = {}
 
