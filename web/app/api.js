@@ -69,7 +69,8 @@ export async function api(method, path, body, { anonymous = false, raw = false }
     throw new ApiError(0, { detail: "The server cannot be reached." });
   }
   if (res.status === 401 && token) {
-    session.set(null);
+    // Only the session that was refused is dropped (not a newer one).
+    if (session.get()?.token === token) session.set(null);
     if (method === "GET") return api(method, path, body, { anonymous: true, raw });
   }
   if (!res.ok) {

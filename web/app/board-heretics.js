@@ -56,7 +56,7 @@ export function render(m) {
         { transform: `translate(${x + 1},${y})` },
         s("title", {}, `${c.name}: resistance ${c.resistance}, worth ${c.significance}${held !== undefined ? `, held by seat ${held}` : unclaimed.has(c.id) ? ", unclaimed" : history.has(c.id) ? "" : ""}`),
         s("rect", { width: cw - 2, height: ch - 3, rx: 4, fill, stroke: cur?.id === c.id ? "#b7950b" : "#ccc", "stroke-width": cur?.id === c.id ? 2.5 : 1 }),
-        s("text", { x: (cw - 2) / 2, y: 14, "text-anchor": "middle", "font-size": 10.5, "font-weight": 600, fill: fg }, c.name.slice(0, 12)),
+        s("text", { x: (cw - 2) / 2, y: 14, "text-anchor": "middle", "font-size": 9.5, "font-weight": 600, fill: fg }, c.name.slice(0, 12)),
         s("text", { x: (cw - 2) / 2, y: 27, "text-anchor": "middle", "font-size": 10, fill: fg }, `${c.resistance} · ${c.significance}`),
       ),
     );
@@ -78,7 +78,7 @@ export function render(m) {
       ),
     );
   }
-  const out = [svg];
+  const out = [svg, h("p", { class: "muted" }, "Cities: resistance · worth; coloured by the seat that holds it, grey when nobody won it.")];
   if (v.choice) out.push(h("p", {}, `Your sealed card: ${cardLabel(v, v.choice)}.`));
   if (v.hand) out.push(h("div", { class: "hand" }, h("h3", {}, "Your personalities"), h("p", { class: "chips" }, v.hand.map((c) => h("span", { class: "chip" }, cardLabel(v, c))))));
   const last = v.history[v.history.length - 1];

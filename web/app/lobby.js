@@ -1,6 +1,6 @@
 // The lobby: your turns (live), your matches, open matches, creating a match.
 import { get, post, follow, session, query } from "./api.js";
-import { h, mount, attempt, toast, countdown, relative, words, playerLink, loading } from "./ui.js";
+import { h, mount, attempt, toast, countdown, relative, words, loading } from "./ui.js";
 import { optionsForm } from "./options.js";
 
 let gamesCache = null;

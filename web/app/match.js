@@ -1,8 +1,8 @@
 // A match: the board from `view`, the prompt as controls, deadlines, rounds,
 // the result. Live through the match's event stream: on an event, re-read.
 import { get, post, follow, session } from "./api.js";
-import { h, s, mount, attempt, toast, countdown, words, playerLink, seatColour, date, relative } from "./ui.js";
-import { controls, show } from "./controls.js";
+import { h, mount, attempt, toast, countdown, words, playerLink, seatColour, relative } from "./ui.js";
+import { controls } from "./controls.js";
 import { games } from "./lobby.js";
 import * as malacca from "./board-malacca.js";
 import * as heretics from "./board-heretics.js";

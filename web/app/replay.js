@@ -2,7 +2,7 @@
 // fairness check: SHA-256 of the revealed seed (crypto.subtle) against the
 // commitment published at creation; and the server's own replay on request.
 import { get, post } from "./api.js";
-import { h, mount, attempt, words, seatColour, numbers, playerLink } from "./ui.js";
+import { h, mount, attempt, words, seatColour, numbers } from "./ui.js";
 import { lineChart } from "./charts.js";
 import { show } from "./controls.js";
 import { BOARDS } from "./match.js";
