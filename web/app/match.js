@@ -34,7 +34,8 @@ function seatBar(m) {
         m.your_seat === seat.seat ? h("span", { class: "badge you" }, "you") : "",
         seat.presence && seat.presence !== "present" ? h("span", { class: "badge warn" }, seat.presence) : "",
         awaiting.has(seat.seat) ? h("span", { class: "to-move-label" }, m.prompt?.sealed ? "deciding" : "to move") : "",
-        deadlines.has(seat.seat) ? countdown(deadlines.get(seat.seat)) : "",
+        // A bot's deadline is "now": the server moves for it at once.
+        deadlines.has(seat.seat) && !seat.bot ? countdown(deadlines.get(seat.seat)) : "",
       ),
     ),
   );
@@ -230,8 +231,6 @@ export async function matchPage(app, id) {
       } else if (p.your_turn === false && m.your_seat != null && p.sealed && !p.awaiting.includes(m.your_seat)) {
         parts.push(h("p", { class: "muted" }, "Your order is sealed. Waiting for the others."));
       }
-    } else if (m.status === "finished") {
-      parts.push(h("p", {}, "The match is over."));
     }
     if (game?.sidebar) parts.push(game.sidebar(m));
     mount(side, parts);
