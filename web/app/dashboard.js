@@ -55,7 +55,15 @@ export async function playerPage(app, name) {
     points: list.map((r) => [new Date(r.created_at).getTime(), r.rating_after]),
   }));
   const dayLabel = (t) => new Date(t).toLocaleDateString(undefined, { month: "short", day: "numeric" });
-  const rankOf = new Map(ratings.map((r) => [r.match_id, r.rank]));
+  // A match summary has no result: the few listed are read in full for it.
+  const placing = new Map();
+  await Promise.all(
+    (finished.items || []).map(async (m) => {
+      const full = await get(`/matches/${m.id}`).catch(() => null);
+      const mine = full?.result?.find((r) => r.player?.name === name);
+      if (mine) placing.set(m.id, mine);
+    }),
+  );
   const ratingSection = h(
     "section",
     { class: "card", "aria-labelledby": "rating-h" },
@@ -93,7 +101,7 @@ export async function playerPage(app, name) {
           h(
             "table",
             {},
-            h("thead", {}, h("tr", {}, ["Finished", "Game", "Players", "Rank", ""].map((c) => h("th", {}, c)))),
+            h("thead", {}, h("tr", {}, ["Finished", "Game", "Players", "Rank", "Score", ""].map((c) => h("th", {}, c)))),
             h(
               "tbody",
               {},
@@ -104,7 +112,8 @@ export async function playerPage(app, name) {
                   h("td", {}, date(m.finished_at)),
                   h("td", {}, m.game),
                   h("td", {}, m.seats.map((s) => s.player?.name).filter(Boolean).join(", ")),
-                  h("td", {}, rankOf.get(m.id) ?? ""),
+                  h("td", {}, placing.get(m.id)?.rank ?? ""),
+                  h("td", {}, placing.get(m.id)?.score ?? ""),
                   h("td", {}, h("a", { href: `#/match/${m.id}` }, "result"), " · ", h("a", { href: `#/replay/${m.id}` }, "replay")),
                 ),
               ),

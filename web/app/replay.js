@@ -23,6 +23,25 @@ function describe(action) {
   return [words(action.type), ...rest.map(([k, v]) => `${words(k)} ${show(v)}`)].join(" · ");
 }
 
+/** The latest resolved round, as revealed: each seat's card, stake and gain. */
+function lastRound(r, nameOf) {
+  const cell = (x) =>
+    [x.card, x.kind && x.kind !== x.card ? `as ${x.kind}` : null, x.choice ? `→ ${x.choice}` : null, x.stake != null ? `stake ${x.stake}` : null]
+      .filter(Boolean)
+      .map(words)
+      .join(", ");
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h("p", {}, h("strong", {}, `Round ${r.round}`), r.subject ? ` · ${words(r.subject)}` : "", r.outcome ? ` · ${words(r.outcome)}` : "", r.total_a != null ? ` (${r.total_a}:${r.total_b})` : ""),
+    h(
+      "table",
+      {},
+      h("tbody", {}, (r.seats || []).map((x) => h("tr", {}, h("td", { style: `color:${seatColour(x.seat)};font-weight:700` }, nameOf(x.seat)), h("td", {}, cell(x)), h("td", { class: x.delta > 0 ? "up" : x.delta < 0 ? "down" : "" }, x.delta > 0 ? `+${x.delta}` : x.delta)))),
+    ),
+  );
+}
+
 export async function replayPage(app, id) {
   const [bundle, match, roundsPage] = await Promise.all([
     get(`/matches/${id}/export`),
@@ -41,7 +60,10 @@ export async function replayPage(app, id) {
     h("p", {}, "Committed at creation (SHA-256 of the seed): ", h("span", { class: "hash", id: "commitment" }, bundle.seed_sha256)),
     h("p", {}, "Seed revealed at the end: ", h("span", { class: "hash", id: "seed" }, bundle.seed ?? "not yet")),
   ];
-  if (bundle.seed) {
+  if (bundle.seed && !globalThis.crypto?.subtle) {
+    // Browsers offer SHA-256 only to secure pages (https, or this machine).
+    lines.push(h("p", { class: "muted", id: "fair-verdict" }, "This browser computes SHA-256 only on https pages; check the seed with docs/verify-fairness.py instead."));
+  } else if (bundle.seed) {
     const computed = await sha256Hex(hexToBytes(bundle.seed));
     const ok = computed === bundle.seed_sha256;
     lines.push(
@@ -95,6 +117,7 @@ export async function replayPage(app, id) {
         ? h("p", {}, h("strong", { style: `color:${seatColour(mv.seat)}` }, nameOf(mv.seat)), mv.author ? ` (${mv.author})` : "", `: ${describe(mv.action)}`, mv.sealed ? h("span", { class: "badge" }, "sealed") : "")
         : h("p", { class: "muted" }, "The match as set up, before the first move."),
       h("p", { class: "muted" }, `${done} of ${rounds.length} rounds resolved`, done ? `; scores so far ${Array.from({ length: seats }, (_, k) => `${nameOf(k)} ${totals[k][done][1]}`).join(", ")}` : ""),
+      done ? lastRound(rounds[done - 1], nameOf) : "",
     );
     mount(chartBox, lineChart({ title: "Score change by round", series: totals.map((pts, k) => ({ name: nameOf(k), points: pts })), xLabel: (x) => `R${x}`, cursor: done, yZero: true }));
     [...list.children].forEach((li, k) => li.classList.toggle("current", k === at - 1));
