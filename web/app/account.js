@@ -39,8 +39,8 @@ export function loginPage(app) {
     "form",
     { class: "card", "aria-labelledby": "register-h" },
     h("h2", { id: "register-h" }, "Register"),
-    field("Name", { name: "name", required: true, autocomplete: "username", id: "register-name" }),
-    field("Password", { name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", id: "register-password" }),
+    field("Name (3 to 32 letters, digits, _ or -)", { name: "name", required: true, autocomplete: "username", id: "register-name", pattern: "[A-Za-z0-9_\\-]{3,32}" }),
+    field("Password (at least 8 characters)", { name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", id: "register-password" }),
     h("button", { type: "submit" }, "Create account"),
   );
   register.addEventListener("submit", (e) => {
