@@ -116,10 +116,10 @@ export async function replayPage(app, id) {
       mv
         ? h("p", {}, h("strong", { style: `color:${seatColour(mv.seat)}` }, nameOf(mv.seat)), mv.author ? ` (${mv.author})` : "", `: ${describe(mv.action)}`, mv.sealed ? h("span", { class: "badge" }, "sealed") : "")
         : h("p", { class: "muted" }, "The match as set up, before the first move."),
-      h("p", { class: "muted" }, `${done} of ${rounds.length} rounds resolved`, done ? `; scores so far ${Array.from({ length: seats }, (_, k) => `${nameOf(k)} ${totals[k][done][1]}`).join(", ")}` : ""),
+      h("p", { class: "muted" }, `${done} of ${rounds.length} rounds resolved`, done ? `; gains so far ${Array.from({ length: seats }, (_, k) => `${nameOf(k)} ${totals[k][done][1]}`).join(", ")}` : ""),
       done ? lastRound(rounds[done - 1], nameOf) : "",
     );
-    mount(chartBox, lineChart({ title: "Score change by round", series: totals.map((pts, k) => ({ name: nameOf(k), points: pts })), xLabel: (x) => `R${x}`, cursor: done, yZero: true }));
+    mount(chartBox, lineChart({ title: "Gains by round, added up", series: totals.map((pts, k) => ({ name: nameOf(k), points: pts })), xLabel: (x) => `R${x}`, cursor: done, yZero: true }));
     [...list.children].forEach((li, k) => li.classList.toggle("current", k === at - 1));
     list.children[at - 1]?.scrollIntoView({ block: "nearest" });
     // The final position is the one view the API gives of a finished match.
