@@ -29,6 +29,11 @@
 #   OUT               also append everything printed to this file
 #   SERVER_BIN        measure this server binary instead of the one just built
 #                     (an older build, for a before/after pair)
+#   CITUS=1           after the main drive on plain Postgres, the same drive on a
+#                     Citus cluster (its coordinator at CITUS_URL [postgres://postgres@
+#                     127.0.0.1:5440], database CITUS_DB [so], a schema of its own,
+#                     CITUS_SHARDS shards [32]; `.ci/citus-cluster.sh up` makes one),
+#                     with the two-phase commits the cluster made meanwhile
 #
 # Logs and the copied server binary go to $CARGO_TARGET_DIR (or target)/load-bench-<time>/.
 #
@@ -50,6 +55,11 @@ SUB_MATCHES=${SUB_MATCHES:-200}
 SUBSCRIBE=${SUBSCRIBE-player match}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 COUNT_QUERIES=${COUNT_QUERIES:-0}
+CITUS=${CITUS:-0}
+CITUS_URL=${CITUS_URL:-postgres://postgres@127.0.0.1:5440}
+CITUS_DB=${CITUS_DB:-so}
+CITUS_SHARDS=${CITUS_SHARDS:-32}
+CITUS_SCHEMA=
 STAMP=$(date +%Y%m%d%H%M%S)
 DB=so_load_$STAMP
 WORK=${CARGO_TARGET_DIR:-target}/load-bench-$STAMP
@@ -62,6 +72,7 @@ fi
 
 say() { printf '\n== %s\n' "$*"; }
 psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -Atq "$@"; }
+psql_citus() { psql "$CITUS_URL/$CITUS_DB" -v ON_ERROR_STOP=1 -Atq "$@"; }
 
 cleanup() {
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -70,16 +81,26 @@ cleanup() {
   fi
   if [ "${KEEP_DB:-0}" != 1 ]; then
     psql_admin -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" 2>/dev/null || true
+    if [ -n "$CITUS_SCHEMA" ]; then
+      psql_citus -c "DROP SCHEMA IF EXISTS $CITUS_SCHEMA CASCADE" 2>/dev/null || true
+    fi
+  fi
+  if [ "$CITUS" = 1 ]; then
+    psql_citus -c "ALTER SYSTEM RESET citus.recover_2pc_interval" -c "SELECT pg_reload_conf()" \
+      >/dev/null 2>&1 || true
   fi
 }
 trap cleanup EXIT
 
-# Starts the release server on database $1; sets SERVER_PID.
+# Starts the release server on database $1 (a URL: as it is); sets SERVER_PID.
+# SERVER_ENV: more settings, as `NAME=value` words.
 start_server() {
-  local db=$1 log=$2
+  local db=$1 log=$2 url
+  case $db in *://*) url=$db ;; *) url=$PG_URL/$db ;; esac
   # RATE_LIMIT_MOVES_PER_MIN=0: the load generator plays every seat from one
   # address, far past the move limits meant for real clients.
-  DATABASE_URL="$PG_URL/$db" \
+  # shellcheck disable=SC2086
+  env ${SERVER_ENV:-} DATABASE_URL="$url" \
     JWT_SECRET=load-bench-secret-load-bench-secret-0123 RATE_LIMIT_MOVES_PER_MIN=0 \
     HOST=127.0.0.1 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
     "$WORK/sealed-orders" >"$log" 2>&1 &
@@ -151,6 +172,31 @@ echo "server pid $SERVER_PID, log $WORK/server.log"
 
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
 MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+
+if [ "$CITUS" = 1 ]; then
+  stop_server
+  CITUS_SCHEMA=so_load_$STAMP
+  say "citus: the same drive on the cluster ($CITUS_URL/$CITUS_DB, schema $CITUS_SCHEMA, $CITUS_SHARDS shards)"
+  psql_citus -c "SELECT nodename || ':' || nodeport FROM pg_dist_node ORDER BY nodeport" | tr '\n' ' '
+  echo
+  psql_citus -c "CREATE SCHEMA $CITUS_SCHEMA"
+  # Two-phase commits leave a row per participating node in pg_dist_transaction
+  # until the coordinator's recovery clears it: paused for the drive, so what the
+  # drive made can be counted.
+  psql_citus -c "ALTER SYSTEM SET citus.recover_2pc_interval = -1" -c "SELECT pg_reload_conf()" >/dev/null
+  sleep 1
+  TWO_PC_BEFORE=$(psql_citus -c "SELECT count(DISTINCT gid) FROM pg_dist_transaction")
+  SERVER_ENV="DATABASE_SCHEMA=$CITUS_SCHEMA CITUS_SHARD_COUNT=$CITUS_SHARDS" \
+    start_server "$CITUS_URL/$CITUS_DB" "$WORK/server-citus.log"
+  CITUS_MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+  stop_server
+  TWO_PC=$(( $(psql_citus -c "SELECT count(DISTINCT gid) FROM pg_dist_transaction") - TWO_PC_BEFORE ))
+  psql_citus -c "ALTER SYSTEM RESET citus.recover_2pc_interval" -c "SELECT pg_reload_conf()" >/dev/null
+  CITUS_FINISHED=$(psql_citus -c "SELECT count(*) FROM $CITUS_SCHEMA.matches WHERE status = 'finished'")
+  CITUS_PLAYERS=$(psql_citus -c "SELECT count(*) FROM $CITUS_SCHEMA.players")
+  echo "two-phase commits during setup and drive: $TWO_PC ($CITUS_PLAYERS players registered, $CITUS_FINISHED matches finished, $(field moves "$CITUS_MAIN") moves accepted)"
+  start_server "$DB" "$WORK/server-2.log"
+fi
 
 HOT_RESULTS=()
 if [ "$HOT" = 1 ]; then
@@ -226,6 +272,9 @@ row "$CLIENTS clients, $MATCHES matches active (whole drive: $(field moves_per_s
 for h in "${HOT_RESULTS[@]}"; do
   row "hot: one 8-seat match, ${h%%|*} betting, $HOT_ROUNDS rounds" "${h#*|}"
 done
+if [ "$CITUS" = 1 ]; then
+  row "Citus, 2 workers, $CITUS_SHARDS shards: $CLIENTS clients, $MATCHES matches active (whole drive: $(field moves_per_s "$CITUS_MAIN") moves/s)" "$CITUS_MAIN" active_moves_per_s
+fi
 for x in "${SUB_RESULTS[@]}"; do
   r=${x#*|}
   extra=""
@@ -236,3 +285,6 @@ echo
 awk -v m="$(field moves_per_s "$MAIN")" -v a="$(field active_moves_per_s "$MAIN")" -v t="$TPS" 'BEGIN {
   printf "Ratio accepted moves/s : pgbench tps = %.2f (whole drive), %.2f (all active).\n", m / t, a / t
 }'
+if [ "$CITUS" = 1 ]; then
+  echo "Citus: $TWO_PC two-phase commits in setup and drive, for $CITUS_PLAYERS registrations, $CITUS_FINISHED finished matches and $(field moves "$CITUS_MAIN") moves."
+fi

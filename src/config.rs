@@ -58,7 +58,14 @@ pub struct Settings {
     /// How long a credential check is answered from memory (`CREDENTIAL_CACHE_MS`);
     /// 0 reads the database on every request.
     pub credential_cache_ms: u64,
+    /// Days a waiting match may go without anybody joining or leaving before
+    /// the server cancels it (`STALE_LOBBY_DAYS`); 0 never does.
+    pub stale_lobby_days: u64,
 }
+
+/// Two weeks: long enough for friends who play by mail, short enough that the
+/// lobby does not fill with matches nobody will join.
+pub const DEFAULT_STALE_LOBBY_DAYS: u64 = 14;
 
 /// A revocation through another replica takes effect within this time.
 pub const DEFAULT_CREDENTIAL_CACHE_MS: u64 = 2000;
@@ -245,6 +252,7 @@ impl Settings {
             password_hash_wait_ms: whole("PASSWORD_HASH_WAIT_MS", DEFAULT_PASSWORD_HASH_WAIT_MS)?,
             match_cache_mib: whole("MATCH_CACHE_MIB", DEFAULT_MATCH_CACHE_MIB)?,
             credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
+            stale_lobby_days: whole("STALE_LOBBY_DAYS", DEFAULT_STALE_LOBBY_DAYS)?,
         };
         settings.check()?;
         Ok(settings)

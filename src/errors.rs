@@ -57,8 +57,14 @@ impl ApiError {
     pub fn bad_request(code: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::BAD_REQUEST, code, detail)
     }
+    /// A 401, with the challenge RFC 6750 asks of a bearer-token API (and, for
+    /// a credential that was sent but is not valid, its error code).
     pub fn unauthorized(code: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::UNAUTHORIZED, code, detail)
+        let challenge = match code {
+            "invalid_token" => r#"Bearer realm="sealed-orders", error="invalid_token""#,
+            _ => r#"Bearer realm="sealed-orders""#,
+        };
+        Self::new(StatusCode::UNAUTHORIZED, code, detail).with_header("WWW-Authenticate", challenge)
     }
     pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
         Self::new(StatusCode::FORBIDDEN, code, detail)

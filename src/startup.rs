@@ -27,7 +27,7 @@ use crate::store;
 
 /// The largest request body accepted: a replay bundle to verify (a move or a
 /// position is far smaller).
-const MAX_BODY: usize = crate::api::replays::MAX_BUNDLE_BYTES;
+const MAX_BODY: usize = crate::api::gate::MAX_BODY;
 
 pub struct Application {
     port: u16,
@@ -153,7 +153,8 @@ impl Application {
                 .with_match_cache(settings.match_cache_mib)
                 .with_credential_cache(std::time::Duration::from_millis(
                     settings.credential_cache_ms,
-                )),
+                ))
+                .with_stale_lobby_days(settings.stale_lobby_days),
         );
         let metrics = web::Data::from(metrics);
 
@@ -170,6 +171,9 @@ impl Application {
                 loop {
                     if let Err(e) = poller.expire_deadlines().await {
                         tracing::warn!(error = %e, "deadline poll failed");
+                    }
+                    if let Err(e) = poller.cancel_stale_lobbies().await {
+                        tracing::warn!(error = %e, "stale lobby sweep failed");
                     }
                     tokio::select! {
                         _ = tokio::time::sleep(every) => {}
@@ -195,6 +199,8 @@ impl Application {
             let (hub, db) = (service.hub().clone(), service.db().clone());
             tokio::spawn(async move { hub.listen_forever(db, channel).await });
         }
+        let forgetter = service.clone();
+        tokio::spawn(async move { forgetter.forget_changed_credentials().await });
         let hub = service.hub().clone();
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
@@ -205,6 +211,7 @@ impl Application {
                 .route("/docs", web::get().to(crate::api::docs_redirect))
                 .route("/", web::get().to(crate::api::web::index))
                 .route("/app/{name}", web::get().to(crate::api::web::asset))
+                .wrap(middleware::from_fn(crate::api::gate::gate))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),
                     middleware::from_fn(crate::cors::cors),

@@ -27,6 +27,7 @@ mod m20261125_100001_key_per_match_tables;
 mod m20261125_100002_create_match_deadlines;
 mod m20261125_100003_rename_match_references;
 mod m20261125_180001_add_round_subject;
+mod m20261125_200001_add_ticket_credential;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -79,6 +80,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_100002_create_match_deadlines::Migration),
             Box::new(m20261125_100003_rename_match_references::Migration),
             Box::new(m20261125_180001_add_round_subject::Migration),
+            Box::new(m20261125_200001_add_ticket_credential::Migration),
         ]
     }
 }

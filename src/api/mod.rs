@@ -3,6 +3,7 @@
 mod auth;
 mod exports;
 mod games;
+pub mod gate;
 pub mod head;
 mod health;
 mod matches;

@@ -10,7 +10,7 @@ use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
 use crate::service::models::{EventPage, MovePage, MoveReceipt, RoundPage};
-use crate::service::{Service, StreamAuth, SubmitMove};
+use crate::service::{Service, SubmitMove};
 
 /// A move for the current step.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -132,7 +132,10 @@ pub struct EventsQuery {
 /// from the start of the match (or after the `Last-Event-ID` a reconnecting
 /// client sends; every `id:` is an event id), then each new one as it happens,
 /// with a `: keepalive` comment every 15 s; it ends once the match is over.
-/// Otherwise a JSON page, oldest first.
+/// A stream opened with a credential (or a ticket) ends when that credential
+/// does (revoked, expired, or issued before a password change), with a last
+/// `event: credential_ended` whose `data` is `{"reason", "detail"}` and which
+/// has no `id:`. Otherwise a JSON page, oldest first.
 #[utoipa::path(tag = "moves", operation_id = "list_events",
     params(("id" = Uuid, Path, description = "The match id."), EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this event id.")),
@@ -161,10 +164,9 @@ pub async fn list_events(
             .await?;
         return Ok(sse(rx));
     }
-    let caller = match stream_auth(&service, caller, q.ticket.as_deref()).await? {
-        StreamAuth::Player(p) => Some(p),
-        StreamAuth::Anonymous => None,
-    };
+    let caller = stream_auth(&service, caller, q.ticket.as_deref())
+        .await?
+        .player();
     let page = service.list_events(caller, *id, q.limit, q.cursor).await?;
     Ok(HttpResponse::Ok().json(page))
 }

@@ -38,7 +38,7 @@ pub async fn stream_auth(
     ticket: Option<&str>,
 ) -> Result<StreamAuth, ApiError> {
     match (caller.0, ticket) {
-        (Some(p), _) => Ok(StreamAuth::Player(p.id)),
+        (Some(p), _) => Ok(StreamAuth::Player((&p).into())),
         (None, Some(t)) => Ok(StreamAuth::Player(service.redeem_stream_ticket(t).await?)),
         (None, None) => Ok(StreamAuth::Anonymous),
     }
@@ -51,6 +51,7 @@ fn frame_bytes(frame: StreamFrame) -> Bytes {
         }
         StreamFrame::Retry(ms) => format!("retry: {ms}\n\n"),
         StreamFrame::KeepAlive => ": keepalive\n\n".to_owned(),
+        StreamFrame::End { kind, data } => format!("event: {kind}\ndata: {data}\n\n"),
     })
 }
 
@@ -81,7 +82,7 @@ pub async fn create_stream_ticket(
     service: web::Data<Service>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Created().json(service.issue_stream_ticket(me.id).await?))
+    Ok(HttpResponse::Created().json(service.issue_stream_ticket(&me).await?))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -101,8 +102,11 @@ pub struct PlayerEventsQuery {
 ///
 /// With `Accept: text/event-stream`, a Server-Sent Events stream: from now, or
 /// after the `Last-Event-ID` a reconnecting client sends (every `id:` is a
-/// position `tx.id`); a `: keepalive` comment every 15 s. Otherwise a JSON page,
-/// oldest first.
+/// position `tx.id`); a `: keepalive` comment every 15 s. The stream ends when
+/// the credential that opened it (directly or through its ticket) does:
+/// revoked, expired, or issued before a password change; its last event is then
+/// `event: credential_ended`, `data` `{"reason", "detail"}`, with no `id:`.
+/// Otherwise a JSON page, oldest first.
 #[utoipa::path(tag = "events", operation_id = "get_my_events",
     security(("bearer" = [])),
     params(PlayerEventsQuery,
@@ -140,7 +144,7 @@ pub async fn get_my_events(
     }
     Ok(HttpResponse::Ok().json(
         service
-            .player_events_page(player, q.limit, q.cursor)
+            .player_events_page(player.player, q.limit, q.cursor)
             .await?,
     ))
 }

@@ -2,6 +2,7 @@
 //! scopes. The scope rule lives here, so the extractors apply it to every handler.
 
 use actix_web::http::Method;
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use utoipa::ToSchema;
@@ -87,13 +88,24 @@ impl Scopes {
     }
 }
 
-/// How a request was authenticated.
+/// How a request was authenticated, with what it takes to tell later whether
+/// that credential still holds (an event stream outlives the request that
+/// opened it, and must end with its credential).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
-    /// A JWT from `POST /auth/token` (or a password change): may do anything.
-    Password,
-    /// An API token, with what it may do.
-    ApiToken { id: Uuid, scopes: Scopes },
+    /// A JWT from `POST /auth/token` (or a password change): may do anything
+    /// until it expires or the password changes.
+    Password {
+        /// The player's password version the JWT was issued under.
+        version: i64,
+        expires_at: DateTime<Utc>,
+    },
+    /// An API token, with what it may do, until revoked or expired.
+    ApiToken {
+        id: Uuid,
+        scopes: Scopes,
+        expires_at: Option<DateTime<Utc>>,
+    },
     /// The server acting for a player of its own accord (bots, simulations):
     /// never the result of a request's credentials.
     Server,
@@ -103,7 +115,20 @@ impl Credential {
     pub fn permits(&self, method: &Method) -> bool {
         match self {
             Credential::ApiToken { scopes, .. } => scopes.permit(method),
-            Credential::Password | Credential::Server => true,
+            Credential::Password { .. } | Credential::Server => true,
+        }
+    }
+
+    pub fn is_password(&self) -> bool {
+        matches!(self, Credential::Password { .. })
+    }
+
+    /// When the credential stops being valid of itself, if ever.
+    pub fn expires_at(&self) -> Option<DateTime<Utc>> {
+        match self {
+            Credential::Password { expires_at, .. } => Some(*expires_at),
+            Credential::ApiToken { expires_at, .. } => *expires_at,
+            Credential::Server => None,
         }
     }
 }

@@ -2,7 +2,7 @@ use std::ops::Deref;
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
 use uuid::Uuid;
 
@@ -75,8 +75,21 @@ fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     Ok(Some(token))
 }
 
+/// The credential decided for a request by the gate (`api::gate`), kept in its
+/// extensions so that the extractors do not check it again.
+#[derive(Debug, Clone)]
+pub struct Checked(pub Option<AuthenticatedPlayer>);
+
+/// Checks the request's credential: none is `None`, one that is not valid an error.
+pub async fn checked_credential(req: &HttpRequest) -> Result<Checked, ApiError> {
+    authenticate(req).await.map(Checked)
+}
+
 /// The credential's player, whatever the request's method.
 async fn authenticate(req: &HttpRequest) -> Result<Option<AuthenticatedPlayer>, ApiError> {
+    if let Some(Checked(player)) = req.extensions().get::<Checked>() {
+        return Ok(player.clone());
+    }
     let Some(token) = bearer(req)? else {
         return Ok(None);
     };
@@ -140,7 +153,7 @@ impl FromRequest for PasswordSession {
         Box::pin(async move {
             // Checked before the scope: a password session may do anything.
             let player = required(authenticate(&req).await?)?;
-            if player.credential != Credential::Password {
+            if !player.credential.is_password() {
                 return Err(ApiError::forbidden(
                     "password_session_required",
                     "This needs a token from POST /api/v1/auth/token (a name and password), not an API token.",

@@ -66,6 +66,7 @@ pub const ERROR_CODES: &[&str] = &[
     "already_seated",
     "bundle_too_large",
     "busy",
+    "duplicate_authorization",
     "game_not_found",
     "idempotency_key_reused",
     "illegal_move",
@@ -73,6 +74,7 @@ pub const ERROR_CODES: &[&str] = &[
     "internal",
     "invalid_action",
     "invalid_body",
+    "invalid_characters",
     "invalid_credentials",
     "invalid_cursor",
     "invalid_events",
@@ -353,8 +355,14 @@ fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
         ),
         (
             "match_aborted",
-            "The match was cancelled.",
-            object(json!({}), &[]),
+            "The match was cancelled before it started: by its owner (`cancelled`), \
+             because its last player left (`abandoned`), or by the server after nobody \
+             joined or left for `STALE_LOBBY_DAYS` (`stale`). Events recorded before \
+             the reason was given have none.",
+            object(
+                json!({"reason": {"type": "string", "enum": ["cancelled", "abandoned", "stale"]}}),
+                &[],
+            ),
         ),
         (
             "seat_timed_out",

@@ -27,8 +27,13 @@ pub enum Wake {
 
 pub struct Hub {
     wakes: broadcast::Sender<Wake>,
+    /// Players whose credentials were revoked or changed: their event streams
+    /// check what opened them again, on every replica.
+    credentials: broadcast::Sender<Uuid>,
     /// Matches changed here and not yet announced to the other replicas.
     pending: Mutex<HashSet<Uuid>>,
+    /// Players whose credentials changed here, not yet announced.
+    pending_credentials: Mutex<HashSet<Uuid>>,
     publish: Notify,
     poller: Notify,
     shutdown: watch::Sender<bool>,
@@ -41,10 +46,13 @@ pub struct Hub {
 impl Hub {
     pub fn new(across_replicas: bool) -> Self {
         let (wakes, _) = broadcast::channel(1024);
+        let (credentials, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Self {
             wakes,
+            credentials,
             pending: Mutex::new(HashSet::new()),
+            pending_credentials: Mutex::new(HashSet::new()),
             publish: Notify::new(),
             poller: Notify::new(),
             shutdown,
@@ -66,6 +74,22 @@ impl Hub {
 
     pub fn subscribe(&self) -> broadcast::Receiver<Wake> {
         self.wakes.subscribe()
+    }
+
+    /// Called after a player's API token was revoked or password changed.
+    pub fn credentials_changed(&self, player: Uuid) {
+        let _ = self.credentials.send(player);
+        if self.across_replicas {
+            if let Ok(mut p) = self.pending_credentials.lock() {
+                p.insert(player);
+            }
+            self.publish.notify_one();
+        }
+    }
+
+    /// Players whose credentials changed, here or (on Postgres) on another replica.
+    pub fn subscribe_credentials(&self) -> broadcast::Receiver<Uuid> {
+        self.credentials.subscribe()
     }
 
     /// Asks this replica's deadline poller to look now (a bot or a forfeited seat
@@ -114,13 +138,18 @@ impl Hub {
                 _ = self.publish.notified() => {}
                 _ = stop.changed() => return,
             }
-            let ids: Vec<Uuid> = match self.pending.lock() {
-                Ok(mut p) => p.drain().collect(),
+            let mut items: Vec<String> = match self.pending.lock() {
+                Ok(mut p) => p.drain().map(|id| id.to_string()).collect(),
                 Err(_) => continue,
             };
-            // A payload is at most 8000 bytes: 37 bytes an id, so chunks of 200.
-            for chunk in ids.chunks(200) {
-                let list: Vec<String> = chunk.iter().map(Uuid::to_string).collect();
+            // A player's credentials as `c:<id>`: an older replica reads no
+            // match id there and passes it over.
+            if let Ok(mut p) = self.pending_credentials.lock() {
+                items.extend(p.drain().map(|id| format!("c:{id}")));
+            }
+            // A payload is at most 8000 bytes: at most 39 bytes an item, so chunks of 200.
+            for chunk in items.chunks(200) {
+                let list: Vec<&str> = chunk.iter().map(String::as_str).collect();
                 let payload = format!("{}|{}", self.replica, list.join(","));
                 if let Err(e) = store::notify(&db, &channel, &payload).await {
                     tracing::warn!(error = %e, "NOTIFY failed; other replicas poll on");
@@ -173,8 +202,14 @@ impl Hub {
         if replica == self.replica.to_string() {
             return;
         }
-        for id in ids.split(',').filter_map(|s| s.parse::<Uuid>().ok()) {
-            let _ = self.wakes.send(Wake::Match(id));
+        for item in ids.split(',') {
+            if let Some(player) = item.strip_prefix("c:") {
+                if let Ok(player) = player.parse::<Uuid>() {
+                    let _ = self.credentials.send(player);
+                }
+            } else if let Ok(id) = item.parse::<Uuid>() {
+                let _ = self.wakes.send(Wake::Match(id));
+            }
         }
         // A remote change can make a deadline of ours due now (a bot's turn).
         self.poller.notify_one();

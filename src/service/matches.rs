@@ -576,7 +576,10 @@ impl Service {
             if m.owner_id.is_none() {
                 m.status = ABORTED.into();
                 m.finished_at = Some(now);
-                events.push(Event::public("match_aborted", serde_json::json!({})));
+                events.push(Event::public(
+                    "match_aborted",
+                    serde_json::json!({"reason": "abandoned"}),
+                ));
             }
             record_events(&tx, &m, &events, now).await?;
             store::update_match(&tx, m.clone()).await?;
@@ -601,7 +604,8 @@ impl Service {
             m.finished_at = Some(now);
             m.updated_at = now;
             m.version += 1;
-            let aborted = Event::public("match_aborted", serde_json::json!({}));
+            let aborted =
+                Event::public("match_aborted", serde_json::json!({"reason": "cancelled"}));
             record_events(&tx, &m, &[aborted], now).await?;
             store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
@@ -609,6 +613,60 @@ impl Service {
         })
         .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
+    }
+
+    /// Cancels the waiting matches that nobody joined or left for the lobby's
+    /// time (`STALE_LOBBY_DAYS`), with a `match_aborted` event of reason
+    /// `stale`; at most once a minute of the service's clock, from every
+    /// replica's poller. As with deadlines, the candidates are a plain read and
+    /// each is claimed by id (`SKIP LOCKED`) and checked again under its lock, so
+    /// on a distributed database no lock spans shards and each match is
+    /// cancelled once.
+    pub async fn cancel_stale_lobbies(&self) -> Result<usize, ApiError> {
+        let Some(stale) = self.stale_lobby else {
+            return Ok(0);
+        };
+        let now = self.clock.now();
+        {
+            let mut last = self
+                .last_lobby_sweep
+                .lock()
+                .map_err(|_| ApiError::internal("lobby sweep lock poisoned"))?;
+            if last.is_some_and(|at| now - at < chrono::Duration::seconds(60)) {
+                return Ok(0);
+            }
+            *last = Some(now);
+        }
+        let cutoff = now - stale;
+        let mut cancelled = 0;
+        for id in store::stale_lobbies(&self.db, cutoff, 100).await? {
+            let done = with_retry!(async {
+                let tx = store::begin_write(&self.db).await?;
+                let Some(mut m) = store::try_lock_match(&tx, id).await? else {
+                    return Ok::<_, ApiError>(None);
+                };
+                if m.status != WAITING || m.updated_at > cutoff {
+                    return Ok(None);
+                }
+                let now = self.clock.now();
+                m.status = ABORTED.into();
+                m.finished_at = Some(now);
+                m.updated_at = now;
+                m.version += 1;
+                let aborted =
+                    Event::public("match_aborted", serde_json::json!({"reason": "stale"}));
+                record_events(&tx, &m, &[aborted], now).await?;
+                store::update_match(&tx, m.clone()).await?;
+                tx.commit().await?;
+                Ok(Some(m))
+            })?;
+            if let Some(m) = done {
+                self.committed(&m);
+                tracing::info!(match.id = %m.id, "stale waiting match cancelled");
+                cancelled += 1;
+            }
+        }
+        Ok(cancelled)
     }
 
     fn require_waiting_owner(

@@ -51,6 +51,10 @@ pub struct Service {
     passwords: Arc<crate::auth::PasswordPool>,
     snapshots: snapshots::SnapshotCache,
     credentials: players::CredentialCache,
+    /// How long a waiting match may go unjoined (none: for ever), and when the
+    /// last sweep for such matches ran, by the service's clock.
+    stale_lobby: Option<chrono::Duration>,
+    last_lobby_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     /// Whether moves may be written as one statement outside a transaction
     /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
     one_statement_moves: bool,
@@ -99,7 +103,17 @@ impl Service {
                 crate::config::DEFAULT_CREDENTIAL_CACHE_MS,
             )),
             one_statement_moves,
+            stale_lobby: Some(chrono::Duration::days(
+                crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
+            )),
+            last_lobby_sweep: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Cancels waiting matches nobody joined or left for `days` (0: never).
+    pub fn with_stale_lobby_days(mut self, days: u64) -> Self {
+        self.stale_lobby = (days > 0).then(|| chrono::Duration::days(days as i64));
+        self
     }
 
     /// Answers credential checks from memory for `ttl` (zero: never).

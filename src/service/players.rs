@@ -217,6 +217,8 @@ impl Service {
             Ok::<_, ApiError>(())
         })?;
         self.credentials.clear();
+        // Streams opened with the old JWTs (or the revoked tokens) end, on every replica.
+        self.hub.credentials_changed(me.id);
         tracing::info!(player.id = %me.id, revoke_api_tokens, "password changed");
         self.issue_jwt(found.id, found.name, found.password_version + 1)
     }
@@ -265,6 +267,7 @@ impl Service {
                 credential: Credential::ApiToken {
                     id: row.id,
                     scopes: Scopes::parse(&row.scopes),
+                    expires_at: row.expires_at,
                 },
             };
             self.credentials.put(key, player.clone(), row.expires_at);
@@ -275,7 +278,15 @@ impl Service {
             .verify(token, now)
             .ok_or_else(|| refuse("The access token is not valid or has expired."))?;
         let key = CredentialKey::Jwt(claims.sub, claims.pwv);
-        if let Some((player, _)) = self.credentials.get(&key) {
+        let credential = Credential::Password {
+            version: claims.pwv,
+            expires_at: chrono::DateTime::from_timestamp(claims.exp, 0)
+                .ok_or_else(|| refuse("The access token is not valid or has expired."))?,
+        };
+        if let Some((mut player, _)) = self.credentials.get(&key) {
+            // The entry may come from another JWT of the same player and
+            // password version: this one's expiry is its own.
+            player.credential = credential;
             return Ok(player);
         }
         let player = store::credentials_by_id(&self.db, claims.sub)
@@ -290,10 +301,29 @@ impl Service {
         let player = AuthenticatedPlayer {
             id: player.id,
             name: player.name,
-            credential: Credential::Password,
+            credential,
         };
         self.credentials.put(key, player.clone(), None);
         Ok(player)
+    }
+
+    /// Forgets every cached credential check when another replica revokes a
+    /// token or changes a password, so that the change counts here at once
+    /// rather than when the cache's entries age out. Runs until shutdown.
+    pub async fn forget_changed_credentials(&self) {
+        let mut changes = self.hub.subscribe_credentials();
+        let mut stop = self.hub.shutdown_signal();
+        loop {
+            tokio::select! {
+                c = changes.recv() => match c {
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        self.credentials.clear();
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                },
+                _ = stop.changed() => return,
+            }
+        }
     }
 
     pub async fn player_by_name(&self, name: &str) -> Result<PlayerResponse, ApiError> {

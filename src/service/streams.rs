@@ -19,6 +19,7 @@ use super::Service;
 use super::hub::Wake;
 use super::lifecycle::{ACTIVE, WAITING, not_found};
 use super::models::EventResponse;
+use crate::auth::{AuthenticatedPlayer, Credential, Scope, Scopes};
 use crate::errors::ApiError;
 use crate::games::rng::sha256_hex;
 use crate::store::entities::{events, stream_tickets};
@@ -36,10 +37,76 @@ pub const RETRY_MS: u64 = 2000;
 pub const SHUTDOWN_RETRY_MS: u64 = 1000;
 
 /// Who opens a stream.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum StreamAuth {
     Anonymous,
-    Player(Uuid),
+    Player(StreamHolder),
+}
+
+impl StreamAuth {
+    pub fn player(&self) -> Option<Uuid> {
+        match self {
+            StreamAuth::Player(h) => Some(h.player),
+            StreamAuth::Anonymous => None,
+        }
+    }
+}
+
+/// A player's stream and the credential that opened it (directly or through a
+/// ticket): the stream lasts only as long as that credential does.
+#[derive(Debug, Clone)]
+pub struct StreamHolder {
+    pub player: Uuid,
+    pub credential: Credential,
+}
+
+impl From<&AuthenticatedPlayer> for StreamHolder {
+    fn from(p: &AuthenticatedPlayer) -> Self {
+        Self {
+            player: p.id,
+            credential: p.credential.clone(),
+        }
+    }
+}
+
+/// Why a credential no longer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CredentialEnd {
+    Expired,
+    Revoked,
+    PasswordChanged,
+}
+
+impl CredentialEnd {
+    pub fn reason(self) -> &'static str {
+        match self {
+            CredentialEnd::Expired => "expired",
+            CredentialEnd::Revoked => "revoked",
+            CredentialEnd::PasswordChanged => "password_changed",
+        }
+    }
+
+    fn detail(self) -> &'static str {
+        match self {
+            CredentialEnd::Expired => "The credential that opened this stream has expired.",
+            CredentialEnd::Revoked => "The API token that opened this stream was revoked.",
+            CredentialEnd::PasswordChanged => {
+                "The password changed since the credential that opened this stream was issued."
+            }
+        }
+    }
+}
+
+/// The last event of a stream whose credential ended: it names no position,
+/// since the stream cannot be resumed with that credential.
+pub const CREDENTIAL_ENDED: &str = "credential_ended";
+
+/// What a stream's `credential_ended` event carries.
+#[derive(Debug, Clone, Serialize)]
+pub struct CredentialEndedData {
+    /// `expired`, `revoked` or `password_changed`.
+    pub reason: String,
+    pub detail: String,
 }
 
 /// One piece of a stream, for the HTTP layer to write out.
@@ -55,6 +122,9 @@ pub enum StreamFrame {
     Retry(u64),
     /// Nothing new; keeps the connection alive.
     KeepAlive,
+    /// The last frame of a stream that ends for a reason of its own (its
+    /// credential ended): an event without a position.
+    End { kind: &'static str, data: String },
 }
 
 /// A single-use ticket for `?ticket=`, for clients (browsers) that cannot send
@@ -101,8 +171,15 @@ fn bad_last_event_id() -> ApiError {
 impl Service {
     pub async fn issue_stream_ticket(
         &self,
-        player: Uuid,
+        me: &AuthenticatedPlayer,
     ) -> Result<StreamTicketResponse, ApiError> {
+        let (token_id, password_version) = match &me.credential {
+            Credential::Password { version, .. } => (None, Some(*version)),
+            Credential::ApiToken { id, .. } => (Some(*id), None),
+            Credential::Server => {
+                return Err(ApiError::internal("a stream ticket for the server itself"));
+            }
+        };
         let mut raw = [0u8; 32];
         getrandom::fill(&mut raw)
             .map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
@@ -111,24 +188,110 @@ impl Service {
         let expires_at = now + chrono::Duration::seconds(TICKET_SECONDS);
         let row = stream_tickets::Model {
             hash: sha256_hex(ticket.as_bytes()),
-            player_id: player,
+            player_id: me.id,
             expires_at,
             used_at: None,
+            token_id,
+            password_version,
+            credential_expires_at: me.credential.expires_at(),
         };
         store::insert_stream_ticket(&self.db, row, now).await?;
         Ok(StreamTicketResponse { ticket, expires_at })
     }
 
-    /// The player a ticket was issued to; a ticket works once, within its minute.
-    pub async fn redeem_stream_ticket(&self, ticket: &str) -> Result<Uuid, ApiError> {
-        store::redeem_stream_ticket(&self.db, &sha256_hex(ticket.as_bytes()), self.clock.now())
-            .await?
-            .ok_or_else(|| {
-                ApiError::unauthorized(
-                    "invalid_ticket",
-                    "The stream ticket is unknown, used or expired.",
-                )
+    /// The player a ticket was issued to, with the credential that asked for
+    /// it, which must still hold; a ticket works once, within its minute.
+    pub async fn redeem_stream_ticket(&self, ticket: &str) -> Result<StreamHolder, ApiError> {
+        let refuse = |detail: &str| ApiError::unauthorized("invalid_ticket", detail.to_owned());
+        let row =
+            store::redeem_stream_ticket(&self.db, &sha256_hex(ticket.as_bytes()), self.clock.now())
+                .await?
+                .ok_or_else(|| refuse("The stream ticket is unknown, used or expired."))?;
+        let credential = match (
+            row.token_id,
+            row.password_version,
+            row.credential_expires_at,
+        ) {
+            (Some(id), _, expires_at) => Credential::ApiToken {
+                id,
+                // A ticket opens a stream, which only reads.
+                scopes: Scopes::from_list(&[Scope::Read]),
+                expires_at,
+            },
+            (None, Some(version), Some(expires_at)) => Credential::Password {
+                version,
+                expires_at,
+            },
+            _ => {
+                return Err(refuse(
+                    "The stream ticket names no credential; ask for a new one.",
+                ));
+            }
+        };
+        let holder = StreamHolder {
+            player: row.player_id,
+            credential,
+        };
+        if let Some(end) = self.credential_end(&holder).await? {
+            return Err(refuse(&format!(
+                "The credential that asked for this ticket no longer holds ({}).",
+                end.reason()
+            )));
+        }
+        Ok(holder)
+    }
+
+    /// Whether the credential behind a stream still holds, read from the
+    /// database (not the credential cache), so a revocation through any replica
+    /// counts at once.
+    pub async fn credential_end(
+        &self,
+        holder: &StreamHolder,
+    ) -> Result<Option<CredentialEnd>, ApiError> {
+        let now = self.clock.now();
+        if holder.credential.expires_at().is_some_and(|at| at <= now) {
+            return Ok(Some(CredentialEnd::Expired));
+        }
+        Ok(match &holder.credential {
+            Credential::Password { version, .. } => {
+                match store::credentials_by_id(&self.db, holder.player).await? {
+                    Some(p) if p.password_version == *version => None,
+                    _ => Some(CredentialEnd::PasswordChanged),
+                }
+            }
+            Credential::ApiToken { id, .. } => match store::api_token_by_id(&self.db, *id).await? {
+                Some(t) if t.revoked_at.is_none() && t.player_id == holder.player => None,
+                _ => Some(CredentialEnd::Revoked),
+            },
+            Credential::Server => None,
+        })
+    }
+
+    /// Ends a stream whose credential no longer holds, with an event saying why:
+    /// true when it ended (or its reader went away).
+    async fn ended_by_credential(
+        &self,
+        holder: Option<&StreamHolder>,
+        out: &mpsc::Sender<StreamFrame>,
+    ) -> Result<bool, ApiError> {
+        let Some(holder) = holder else {
+            return Ok(false);
+        };
+        let Some(end) = self.credential_end(holder).await? else {
+            return Ok(false);
+        };
+        let data = CredentialEndedData {
+            reason: end.reason().to_owned(),
+            detail: end.detail().to_owned(),
+        };
+        let _ = out
+            .send(StreamFrame::End {
+                kind: CREDENTIAL_ENDED,
+                data: serde_json::to_string(&data).map_err(ApiError::internal)?,
             })
+            .await;
+        tracing::info!(player.id = %holder.player, reason = end.reason(), "stream ended with its credential");
+        Ok(true)
     }
 
     /// A page of the player's events (what its stream carries), oldest first.
@@ -194,14 +357,14 @@ impl Service {
         store::match_by_id(&self.db, id)
             .await?
             .ok_or_else(not_found)?;
-        let player = match auth {
-            StreamAuth::Player(p) => Some(p),
+        let holder = match auth {
+            StreamAuth::Player(h) => Some(h),
             StreamAuth::Anonymous => None,
         };
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = this.run_match_stream(id, player, after, &tx).await {
+            if let Err(e) = this.run_match_stream(id, holder, after, &tx).await {
                 tracing::warn!(match.id = %id, error = %e, "match stream ended");
             }
         });
@@ -211,12 +374,14 @@ impl Service {
     async fn run_match_stream(
         &self,
         id: Uuid,
-        player: Option<Uuid>,
+        holder: Option<StreamHolder>,
         mut after: Option<i64>,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), ApiError> {
+        let player = holder.as_ref().map(|h| h.player);
         // Subscribed before the first read, so nothing committed after it is missed.
         let mut wakes = self.hub.subscribe();
+        let mut credentials = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
         if out.send(StreamFrame::Retry(RETRY_MS)).await.is_err() {
             return Ok(());
@@ -269,11 +434,31 @@ impl Service {
                 tokio::select! {
                     w = wakes.recv() => match w {
                         Ok(Wake::Match(m)) if m != id => continue,
-                        Ok(_) | Err(RecvError::Lagged(_)) => break,
+                        Ok(Wake::Match(_)) => break,
+                        // Wake-ups, credential changes among them, may have been missed.
+                        Ok(Wake::All) | Err(RecvError::Lagged(_)) => {
+                            if self.ended_by_credential(holder.as_ref(), out).await? {
+                                return Ok(());
+                            }
+                            break;
+                        }
                         Err(RecvError::Closed) => return Ok(()),
                     },
+                    c = credentials.recv() => {
+                        if self.ends_on_notice(c, holder.as_ref(), out).await? {
+                            return Ok(());
+                        }
+                    }
+                    _ = tokio::time::sleep(self.until_expiry(holder.as_ref())) => {
+                        if self.ended_by_credential(holder.as_ref(), out).await? {
+                            return Ok(());
+                        }
+                    }
                     _ = tokio::time::sleep(KEEPALIVE) => {
-                        if out.send(StreamFrame::KeepAlive).await.is_err() {
+                        // Also the backstop for a credential change whose notice was lost.
+                        if self.ended_by_credential(holder.as_ref(), out).await?
+                            || out.send(StreamFrame::KeepAlive).await.is_err()
+                        {
                             return Ok(());
                         }
                     }
@@ -291,9 +476,10 @@ impl Service {
     /// its own seat's) as a stream, from `last_event_id` (from now without one).
     pub async fn player_stream(
         self: &Arc<Self>,
-        player: Uuid,
+        holder: StreamHolder,
         last_event_id: Option<&str>,
     ) -> Result<mpsc::Receiver<StreamFrame>, ApiError> {
+        let player = holder.player;
         let start = match last_event_id {
             Some(s) => {
                 let (tx, id) = s.trim().split_once('.').ok_or_else(bad_last_event_id)?;
@@ -307,7 +493,7 @@ impl Service {
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = this.run_player_stream(player, start, &tx).await {
+            if let Err(e) = this.run_player_stream(holder, start, &tx).await {
                 tracing::warn!(player.id = %player, error = %e, "player stream ended");
             }
         });
@@ -316,11 +502,14 @@ impl Service {
 
     async fn run_player_stream(
         &self,
-        player: Uuid,
+        holder: StreamHolder,
         mut at: StreamPosition,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), ApiError> {
+        let player = holder.player;
+        let holder = Some(holder);
         let mut wakes = self.hub.subscribe();
+        let mut credentials = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
         // Which matches are the player's, learnt as wake-ups name them.
         let mut mine: HashMap<Uuid, bool> = HashMap::new();
@@ -376,11 +565,29 @@ impl Service {
                                 break;
                             }
                         }
-                        Ok(Wake::All) | Err(RecvError::Lagged(_)) => break,
+                        Ok(Wake::All) | Err(RecvError::Lagged(_)) => {
+                            if self.ended_by_credential(holder.as_ref(), out).await? {
+                                return Ok(());
+                            }
+                            break;
+                        }
                         Err(RecvError::Closed) => return Ok(()),
                     },
+                    c = credentials.recv() => {
+                        if self.ends_on_notice(c, holder.as_ref(), out).await? {
+                            return Ok(());
+                        }
+                    }
+                    _ = tokio::time::sleep(self.until_expiry(holder.as_ref())) => {
+                        if self.ended_by_credential(holder.as_ref(), out).await? {
+                            return Ok(());
+                        }
+                    }
                     _ = tokio::time::sleep(wait) => {
-                        if !pending && out.send(StreamFrame::KeepAlive).await.is_err() {
+                        if !pending
+                            && (self.ended_by_credential(holder.as_ref(), out).await?
+                                || out.send(StreamFrame::KeepAlive).await.is_err())
+                        {
                             return Ok(());
                         }
                         break;
@@ -394,6 +601,32 @@ impl Service {
                 wait = KEEPALIVE;
             }
         }
+    }
+
+    /// Whether a notice of changed credentials ends the stream: one for its
+    /// player (or notices lost to lag) whose check fails, or the hub closing.
+    async fn ends_on_notice(
+        &self,
+        notice: Result<Uuid, RecvError>,
+        holder: Option<&StreamHolder>,
+        out: &mpsc::Sender<StreamFrame>,
+    ) -> Result<bool, ApiError> {
+        let concerned = match notice {
+            Ok(p) => holder.is_some_and(|h| h.player == p),
+            Err(RecvError::Lagged(_)) => true,
+            Err(RecvError::Closed) => return Ok(true),
+        };
+        Ok(concerned && self.ended_by_credential(holder, out).await?)
+    }
+
+    /// How long until the stream's credential expires of itself (a year when it
+    /// never does, or for anonymous streams).
+    fn until_expiry(&self, holder: Option<&StreamHolder>) -> Duration {
+        holder
+            .and_then(|h| h.credential.expires_at())
+            .map_or(Duration::from_secs(365 * 86_400), |at| {
+                (at - self.clock.now()).to_std().unwrap_or(Duration::ZERO)
+            })
     }
 
     /// Waits until the match's version passes `after_version`, for at most

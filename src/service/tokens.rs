@@ -123,6 +123,8 @@ impl Service {
     ) -> Result<(), ApiError> {
         if store::revoke_api_token(&self.db, me.id, id, self.clock.now()).await? {
             self.credentials.clear();
+            // Streams the token opened end, on every replica.
+            self.hub.credentials_changed(me.id);
             tracing::info!(player.id = %me.id, token.id = %id, "API token revoked");
             Ok(())
         } else {

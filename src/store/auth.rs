@@ -73,6 +73,13 @@ pub async fn api_token_by_hash(
         .await
 }
 
+pub async fn api_token_by_id(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<api_tokens::Model>, DbErr> {
+    api_tokens::Entity::find_by_id(id).one(db).await
+}
+
 /// A player's tokens that are neither revoked nor expired at `now`.
 pub async fn count_live_api_tokens(
     db: &impl ConnectionTrait,

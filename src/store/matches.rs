@@ -236,6 +236,25 @@ pub async fn due_matches(
         .await
 }
 
+/// Ids of waiting matches unchanged (nobody joined or left) since `cutoff`,
+/// oldest first: a plain read, as [`due_matches`] is.
+pub async fn stale_lobbies(
+    db: &impl ConnectionTrait,
+    cutoff: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<Uuid>, DbErr> {
+    matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(matches::Column::Status.eq("waiting"))
+        .filter(matches::Column::UpdatedAt.lte(cutoff))
+        .order_by_asc(matches::Column::UpdatedAt)
+        .limit(limit)
+        .into_tuple::<Uuid>()
+        .all(db)
+        .await
+}
+
 /// A match locked for this transaction alone, or `None` when it does not exist or
 /// another transaction holds it (Postgres: `FOR UPDATE SKIP LOCKED`, one row by its
 /// id, so routed to one shard; SQLite: the IMMEDIATE transaction already excludes

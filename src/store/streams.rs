@@ -193,12 +193,12 @@ pub async fn insert_stream_ticket(
         .map(|_| ())
 }
 
-/// Marks a ticket used, once: answers its player when it was valid and unused.
+/// Marks a ticket used, once: answers it when it was valid and unused.
 pub async fn redeem_stream_ticket(
     db: &impl ConnectionTrait,
     hash: &str,
     now: DateTime<Utc>,
-) -> Result<Option<Uuid>, DbErr> {
+) -> Result<Option<stream_tickets::Model>, DbErr> {
     let done = stream_tickets::Entity::update_many()
         .col_expr(stream_tickets::Column::UsedAt, Expr::value(now))
         .filter(stream_tickets::Column::Hash.eq(hash))
@@ -209,10 +209,9 @@ pub async fn redeem_stream_ticket(
     if done.rows_affected != 1 {
         return Ok(None);
     }
-    Ok(stream_tickets::Entity::find_by_id(hash.to_owned())
+    stream_tickets::Entity::find_by_id(hash.to_owned())
         .one(db)
-        .await?
-        .map(|t| t.player_id))
+        .await
 }
 
 /// Whether the player has events after `after` that are committed but not yet

@@ -94,6 +94,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         password_hash_wait_ms: 60_000,
         match_cache_mib: 32,
         credential_cache_ms: 2000,
+        stale_lobby_days: 14,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()

@@ -6,8 +6,10 @@ mod helpers;
 
 mod async_play;
 mod contract;
+mod credentials;
 mod deadlines;
 mod distributed;
+mod edge;
 mod errors;
 mod games;
 mod leak;

@@ -405,3 +405,93 @@ async fn your_turns_lists_the_matches_where_you_owe_a_move() {
         .await
         .problem(401, "unauthorized");
 }
+
+#[tokio::test]
+async fn a_waiting_match_nobody_joins_for_the_lobby_time_is_cancelled_by_the_server() {
+    let (app, clock) = crate::helpers::spawn_app_with_manual_clock().await;
+    let alice = app.player("alice").await;
+    let bob = app.player("bob").await;
+    let create = |seats: u32| json!({"game": "malacca", "seats": seats});
+    let idle = app
+        .post("/api/v1/matches", Some(&alice.token), &create(2))
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let busy = app
+        .post("/api/v1/matches", Some(&alice.token), &create(3))
+        .await
+        .expect(201)["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    clock.advance(chrono::Duration::days(13));
+    // JWTs live a day: log in again after the days passed.
+    let login = |name: &str| {
+        let app = &app;
+        let body = json!({"name": name, "password": "password1"});
+        async move {
+            app.post("/api/v1/auth/token", None, &body)
+                .await
+                .expect(200)["access_token"]
+                .as_str()
+                .expect("token")
+                .to_owned()
+        }
+    };
+    let bob_token = login(&bob.name).await;
+    // A join is lobby activity: the busy match's time starts again.
+    app.post(
+        &format!("/api/v1/matches/{busy}/join"),
+        Some(&bob_token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    clock.advance(chrono::Duration::days(1) + chrono::Duration::minutes(5));
+    let status = |id: String| {
+        let app = &app;
+        async move { app.match_as(&id, None).await["status"].clone() }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while status(idle.clone()).await != "aborted" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stale match was not cancelled"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status(busy.clone()).await, "waiting");
+    let events = app
+        .get(&format!("/api/v1/matches/{idle}/events"), None)
+        .await
+        .expect(200);
+    let last = events["items"]
+        .as_array()
+        .and_then(|e| e.last())
+        .cloned()
+        .expect("events");
+    assert_eq!(last["kind"], "match_aborted");
+    assert_eq!(last["data"], json!({"reason": "stale"}));
+    // An owner's own cancellation says so.
+    let alice_token = login(&alice.name).await;
+    let r = app
+        .post(
+            &format!("/api/v1/matches/{busy}/cancel"),
+            Some(&alice_token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(r["status"], "aborted");
+    let events = app
+        .get(&format!("/api/v1/matches/{busy}/events"), None)
+        .await
+        .expect(200);
+    let last = events["items"].as_array().and_then(|e| e.last()).cloned();
+    assert_eq!(
+        last.expect("events")["data"],
+        json!({"reason": "cancelled"})
+    );
+}

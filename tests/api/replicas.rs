@@ -585,3 +585,98 @@ async fn last_moves_racing_on_two_replicas_resolve_each_step_exactly_once() {
     }
     drop(servers);
 }
+
+#[tokio::test]
+async fn a_stream_on_one_replica_ends_when_its_token_is_revoked_on_another() {
+    use serde_json::json;
+    let (settings, _guard) = test_settings().await;
+    if settings.database_schema.is_none() {
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (_servers, apis) = replicas(&settings, 2, &[]).await;
+    let client = reqwest::Client::new();
+    let post = reqwest::Method::POST;
+    let body = json!({"name": "ann", "password": "password1"});
+    call(
+        &client,
+        post.clone(),
+        format!("{}/players", apis[0]),
+        None,
+        body.clone(),
+    )
+    .await;
+    let jwt = call(
+        &client,
+        post.clone(),
+        format!("{}/auth/token", apis[0]),
+        None,
+        body,
+    )
+    .await;
+    let jwt = jwt["access_token"].as_str().expect("jwt").to_owned();
+    let created = call(
+        &client,
+        post,
+        format!("{}/players/me/tokens", apis[0]),
+        Some(&jwt),
+        json!({"name": "watcher", "scopes": ["read"]}),
+    )
+    .await;
+    let token = created["token"].as_str().expect("token");
+    let token_id = created["api_token"]["id"].as_str().expect("id");
+    let mut resp = client
+        .get(format!("{}/players/me/events", apis[1]))
+        .bearer_auth(token)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(resp.status(), 200);
+    let mut text = String::new();
+    while !text.contains("retry:") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk()).await;
+        text.push_str(&String::from_utf8_lossy(
+            &chunk
+                .expect("the stream starts")
+                .expect("a chunk")
+                .expect("data"),
+        ));
+    }
+    let r = client
+        .delete(format!("{}/players/me/tokens/{token_id}", apis[0]))
+        .bearer_auth(&jwt)
+        .send()
+        .await
+        .expect("revoke");
+    assert_eq!(r.status(), 204);
+    // Ended within a few seconds, well before the 15-s keepalive check.
+    let started = Instant::now();
+    let mut closed = false;
+    while started.elapsed() < Duration::from_secs(8) {
+        match tokio::time::timeout(Duration::from_secs(8), resp.chunk()).await {
+            Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
+            Ok(_) => {
+                closed = true;
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    assert!(
+        closed,
+        "the stream on the other replica was not closed: {text}"
+    );
+    assert!(
+        text.contains("event: credential_ended") && text.contains(r#""reason":"revoked""#),
+        "{text}"
+    );
+    // And the other replica refuses the token at once, its credential cache notwithstanding.
+    let r = client
+        .get(format!("{}/players/me", apis[1]))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("read");
+    assert_eq!(r.status(), 401);
+}
