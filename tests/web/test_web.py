@@ -355,8 +355,16 @@ def main():
             b.wait_for_selector(f"table.leaderboard a:has-text('{alice}')")
             shot(b, "leaderboards")
 
-        @check("API tokens are created and revoked, and the password changed, from the account page")
+        @check("API tokens are created and revoked, and the password changed, from the account page; a page still on the old session falls back to anonymous")
         def _():
+            # a second browser holding alice's current session, on the lobby
+            # (which follows her event stream)
+            other = browser.new_context(**phone).new_page()
+            other.goto(f"{BASE}/")
+            other.evaluate("(s) => localStorage.setItem('sealed-orders.session', s)", a.evaluate("() => localStorage.getItem('sealed-orders.session')"))
+            other.reload()
+            other.wait_for_selector(f"#who a:has-text('{alice}')")
+            other.wait_for_selector("#turns-h")
             a.goto(f"{BASE}/#/account")
             a.fill("#token-name", "my bot")
             a.click("form:has(#token-name) button[type=submit]")
@@ -371,6 +379,11 @@ def main():
             a.click("form:has(input[name=current]) button[type=submit]")
             a.wait_for_selector("text=Password changed")
             assert api("GET", "/players/me", token_of(a))["name"] == alice
+            # the old session's stream ends (or its next request is refused):
+            # that page drops it and carries on anonymously
+            other.wait_for_selector("#who a:has-text('Log in')", timeout=20000)
+            assert token_of(other) is None
+            other.context.close()
 
         @check("a refused token (401) is dropped: the page falls back to anonymous and the login form")
         def _():

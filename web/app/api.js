@@ -119,7 +119,8 @@ export function follow(path, onEvent, onReconnect = () => {}) {
   async function open() {
     if (closed) return;
     let url = BASE + path;
-    if (session.get()?.token) {
+    const usedToken = session.get()?.token ?? null;
+    if (usedToken) {
       try {
         const t = await post("/stream-tickets");
         url += (url.includes("?") ? "&" : "?") + "ticket=" + encodeURIComponent(t.ticket);
@@ -150,6 +151,22 @@ export function follow(path, onEvent, onReconnect = () => {}) {
         onEvent(kind, data);
       });
     }
+    // The credential behind the stream ended (revoked, expired, password
+    // changed): a newer session (another tab's login) reopens it; otherwise
+    // this session is over and the page carries on anonymously.
+    source.addEventListener("credential_ended", (ev) => {
+      source.close();
+      if (usedToken && session.get()?.token === usedToken) {
+        let detail = null;
+        try {
+          detail = JSON.parse(ev.data)?.detail;
+        } catch {
+          /* no detail */
+        }
+        if (detail) console.info(detail);
+        session.set(null);
+      } else retry();
+    });
     source.onerror = () => {
       // The browser would reconnect with the spent ticket: open anew instead.
       source.close();
