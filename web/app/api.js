@@ -106,10 +106,11 @@ export function query(params) {
  * Follows an event stream: `onEvent(kind, data)` for every event. Signed in, a
  * ticket is fetched first (browsers cannot send headers with EventSource); a
  * ticket is single-use, so after a drop the stream is opened afresh with a new
- * one and `onReconnect` is told (the caller re-reads what it shows).
+ * one and `onReconnect` is told (the caller re-reads what it shows);
+ * `onState(live)` follows the connection.
  * Returns a function that closes it.
  */
-export function follow(path, onEvent, onReconnect = () => {}) {
+export function follow(path, onEvent, onReconnect = () => {}, onState = () => {}) {
   let source = null;
   let closed = false;
   let timer = null;
@@ -137,6 +138,7 @@ export function follow(path, onEvent, onReconnect = () => {}) {
     source = new EventSource(url);
     source.onopen = () => {
       delay = 1000;
+      onState(true);
       if (opened) onReconnect();
       opened = true;
     };
@@ -170,6 +172,7 @@ export function follow(path, onEvent, onReconnect = () => {}) {
     source.onerror = () => {
       // The browser would reconnect with the spent ticket: open anew instead.
       source.close();
+      onState(false);
       retry();
     };
   }

@@ -154,6 +154,7 @@ export async function matchPage(app, id) {
   let match = null;
   let rounds = [];
   const kept = { key: null, element: null, pickers: {} };
+  const liveBadge = h("span", { class: "live off", role: "status", title: "Moves appear as they are made" }, "connecting…");
   let gameInfo = null;
   const head = h("div", {});
   const board = h("section", { class: "board", "aria-label": "Board" });
@@ -195,6 +196,8 @@ export async function matchPage(app, id) {
           `created ${relative(m.created_at)}`,
           " · ",
           h("span", { title: `SHA-256 of the seed, published at creation: ${m.seed_sha256}. The seed itself is revealed at the end; the replay checks them.` }, `seed commitment ${m.seed_sha256.slice(0, 12)}…`),
+          " ",
+          m.status === "finished" || m.status === "aborted" ? "" : liveBadge,
         ),
       ),
       seatBar(m),
@@ -265,7 +268,10 @@ export async function matchPage(app, id) {
     clearTimeout(timer);
     timer = setTimeout(() => load().catch((e) => toast(e.message)), 120);
   };
-  const stop = follow(`/matches/${id}/events`, soon, soon);
+  const stop = follow(`/matches/${id}/events`, soon, soon, (live) => {
+    liveBadge.textContent = live ? "live" : "reconnecting…";
+    liveBadge.classList.toggle("off", !live);
+  });
   return () => {
     clearTimeout(timer);
     stop();
