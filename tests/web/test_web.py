@@ -225,6 +225,11 @@ def main():
             open_match(b, mid)
             open_match(spectator, mid)
             seen = [version(spectator)]
+            # a card of the hand picks the card to play, where a card is asked for
+            for page in (a, b):
+                if page.locator(".hand-svg .clickable").count():
+                    page.locator(".hand-svg .clickable").nth(1).click()
+                    assert page.locator(".controls input[type=radio]:checked").count() == 1
             deadline = time.monotonic() + 90
             moves = 0
             while time.monotonic() < deadline:

@@ -16,7 +16,7 @@ function cardShape(x, y, card, { faceDown = false, w = 34, hgt = 48 } = {}) {
   );
 }
 
-export function render(m) {
+export function render(m, ctx = {}) {
   const v = m.view;
   const n = v.players.length;
   const W = 360;
@@ -62,8 +62,27 @@ export function render(m) {
   });
   const out = [svg];
   if (v.hand) {
-    const hand = s("svg", { viewBox: `0 0 ${Math.max(v.hand.length, 3) * 44 + 10} 60`, class: "hand-svg", role: "img", "aria-label": `Your hand: ${v.hand.join(", ")}` });
-    v.hand.forEach((c, i) => hand.append(cardShape(6 + i * 44, 6, c)));
+    const hand = s("svg", { viewBox: `0 0 ${Math.max(v.hand.length, 3) * 44 + 10} 60`, class: "hand-svg", role: "group", "aria-label": `Your hand: ${v.hand.join(", ")}` });
+    // While a card is to be chosen, a card of the hand picks it.
+    const choosable = new Set((m.prompt?.legal || []).flatMap((a) => a.cards || []));
+    v.hand.forEach((c, i) => {
+      const card = cardShape(6 + i * 44, 6, c);
+      if (choosable.has(c) && ctx.pick) {
+        const pick = () => ctx.pick("card", c);
+        card.setAttribute("class", "clickable");
+        card.setAttribute("tabindex", "0");
+        card.setAttribute("role", "button");
+        card.setAttribute("aria-label", `Choose ${words(c)}`);
+        card.addEventListener("click", pick);
+        card.addEventListener("keydown", (e) => {
+          if (e.key === "Enter" || e.key === " ") {
+            e.preventDefault();
+            pick();
+          }
+        });
+      }
+      hand.append(card);
+    });
     out.push(h("div", { class: "hand" }, h("h3", {}, "Your hand"), hand));
   }
   if (v.my_play) out.push(h("p", { class: "muted" }, `Your face-down card: ${words(v.my_play.card)}, stake ${v.my_play.stake ?? "—"}.`));
