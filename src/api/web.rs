@@ -101,9 +101,21 @@ fn answer(req: &HttpRequest, asset: &Asset) -> HttpResponse {
     .body(asset.body)
 }
 
+/// What the page may load and run: its own files and the API only. The page
+/// keeps its token in `localStorage`, so script from anywhere else is refused
+/// outright (style attributes are allowed: the SVG boards use them).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+    style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+    object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
 /// `GET /`: the page.
 pub async fn index(req: HttpRequest) -> HttpResponse {
-    answer(&req, &INDEX)
+    let mut res = answer(&req, &INDEX);
+    res.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    res
 }
 
 /// `GET /app/{name}`: a script, the style sheet or an icon.

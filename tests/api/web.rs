@@ -31,6 +31,10 @@ async fn the_browser_client_is_served_at_the_root_with_every_file_it_loads_and_s
         page.content_type
     );
     assert_eq!(page.headers["cache-control"], "no-cache");
+    let policy = page.headers["content-security-policy"]
+        .to_str()
+        .expect("ascii");
+    assert!(policy.contains("script-src 'self'"), "{policy}");
     assert!(page.text.contains("/app/main.js"));
 
     // Every file the page loads, and every module those modules import, is
