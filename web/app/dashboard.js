@@ -225,6 +225,7 @@ export async function leaderboardsPage(app, gameId) {
       ? h(
           "section",
           { class: "card" },
+          h("h2", {}, "Top ten by rating (μ − 3σ)"),
           barChart({ title: "Top ratings", bars: top.map((e, i) => ({ label: e.player.name, value: Math.max(0, e.rating), text: num(e.rating), colour: seatColour(i) })) }),
           h(
             "div",
