@@ -70,6 +70,9 @@ window.addEventListener("hashchange", (e) => {
   // After logging in, go back to the page that sent you to the form.
   const from = new URL(e.oldURL).hash;
   if (location.hash === "#/login" && from && from !== "#/login") sessionStorage.setItem("sealed-orders.after-login", from);
+  // A new page starts at its top, with the keyboard focus on it.
+  window.scrollTo(0, 0);
+  app.focus({ preventScroll: true });
   route();
 });
 window.addEventListener("session-changed", () => {
