@@ -244,7 +244,15 @@ export async function matchPage(app, id) {
       }
     }
     if (game?.sidebar) parts.push(game.sidebar(m));
-    mount(side, parts);
+    // Swap only what changed: kept controls stay in the document, so they keep
+    // the keyboard focus (a node taken out and put back loses it).
+    const now = [...side.childNodes];
+    if (now.length !== parts.length || now.some((n, i) => n !== parts[i])) {
+      for (const n of now) if (!parts.includes(n)) n.remove();
+      parts.forEach((part, i) => {
+        if (side.childNodes[i] !== part) side.insertBefore(part, side.childNodes[i] ?? null);
+      });
+    }
     side.hidden = parts.length === 0;
     history.hidden = m.status === "waiting";
     mount(result, resultTable(m));
