@@ -209,6 +209,8 @@ impl Application {
             let (app, _) = App::new()
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
                 .route("/docs", web::get().to(crate::api::docs_redirect))
+                .route("/", web::get().to(crate::api::web::index))
+                .route("/app/{name}", web::get().to(crate::api::web::asset))
                 .wrap(middleware::from_fn(crate::api::gate::gate))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),

@@ -14,6 +14,7 @@ pub mod replays;
 mod stats;
 pub mod streams;
 mod tokens;
+pub mod web;
 mod webhooks;
 
 use utoipa_actix_web::scope;

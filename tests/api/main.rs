@@ -27,4 +27,5 @@ mod replicas;
 mod stats;
 mod streams;
 mod tokens;
+mod web;
 mod webhooks;

@@ -1,0 +1,150 @@
+// Small DOM helpers shared by the pages.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function build(el, attrs, children) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "value" && "value" in el) el.value = v;
+    else if (k === "checked" && "checked" in el) el.checked = !!v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+/** An HTML element: h("button", {onclick}, "text", child, [more]). */
+export function h(tag, attrs = {}, ...children) {
+  return build(document.createElement(tag), attrs, children);
+}
+
+/** An SVG element, as h(). */
+export function s(tag, attrs = {}, ...children) {
+  return build(document.createElementNS(SVG_NS, tag), attrs, children);
+}
+
+/** Replaces an element's children. */
+export function mount(el, ...children) {
+  el.replaceChildren();
+  build(el, {}, children);
+  return el;
+}
+
+/** A short-lived message at the bottom of the screen (errors and confirmations). */
+export function toast(message, kind = "error") {
+  const box = document.getElementById("toasts");
+  const t = h("div", { class: `toast ${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  box.append(t);
+  setTimeout(() => t.remove(), kind === "error" ? 8000 : 4000);
+}
+
+/** Runs an async action from a button or form, showing its error if any. */
+export async function attempt(fn, button) {
+  if (button) button.disabled = true;
+  try {
+    return await fn();
+  } catch (e) {
+    toast(e.message || String(e));
+    return undefined;
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** "in 2 h 5 min", "3 min ago"… */
+export function relative(at) {
+  const ms = new Date(at).getTime() - Date.now();
+  const abs = Math.abs(ms);
+  let text;
+  if (abs < 60e3) text = `${Math.round(abs / 1e3)} s`;
+  else if (abs < 3600e3) text = `${Math.floor(abs / 60e3)} min ${Math.floor((abs % 60e3) / 1e3)} s`;
+  else if (abs < 86400e3) text = `${Math.floor(abs / 3600e3)} h ${Math.floor((abs % 3600e3) / 60e3)} min`;
+  else text = `${Math.floor(abs / 86400e3)} d ${Math.floor((abs % 86400e3) / 3600e3)} h`;
+  return ms >= 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** A countdown to `at`, ticking every second while in the page. */
+export function countdown(at) {
+  const el = h("time", { datetime: at, class: "countdown", title: new Date(at).toLocaleString() });
+  const tick = () => {
+    if (!el.isConnected && el.dataset.started) return;
+    el.dataset.started = "1";
+    const left = new Date(at).getTime() - Date.now();
+    el.textContent = left > 0 ? clock(left) : "time is up";
+    el.classList.toggle("urgent", left < 30e3);
+    setTimeout(tick, 1000 - (Date.now() % 1000) + 5);
+  };
+  tick();
+  return el;
+}
+
+function clock(ms) {
+  const t = Math.ceil(ms / 1000);
+  const d = Math.floor(t / 86400);
+  const hh = Math.floor((t % 86400) / 3600);
+  const mm = Math.floor((t % 3600) / 60);
+  const ss = t % 60;
+  const pad = (n) => String(n).padStart(2, "0");
+  if (d) return `${d} d ${hh} h`;
+  if (hh) return `${hh}:${pad(mm)}:${pad(ss)}`;
+  return `${mm}:${pad(ss)}`;
+}
+
+export function date(at) {
+  return at ? new Date(at).toLocaleString() : "";
+}
+
+/** Words from an identifier: "open_sequential" -> "open sequential". */
+export function words(id) {
+  return String(id ?? "").replaceAll("_", " ");
+}
+
+/** A player's name as a link to their dashboard. */
+export function playerLink(ref) {
+  if (!ref) return h("span", { class: "muted" }, "free seat");
+  const name = ref.name ?? ref;
+  return h("a", { href: `#/player/${encodeURIComponent(name)}` }, name);
+}
+
+/** Seat colours, distinguishable and readable on the light background. */
+export const SEAT_COLOURS = ["#c0392b", "#2471a3", "#1e8449", "#b7950b", "#7d3c98", "#ca6f1e", "#17a589", "#566573"];
+
+export function seatColour(seat) {
+  return SEAT_COLOURS[seat % SEAT_COLOURS.length];
+}
+
+/** A seat's label: "Seat 2 · alice". */
+export function seatName(match, seat) {
+  const s = match?.seats?.[seat];
+  const who = s?.player?.name ?? (s?.bot ? `bot ${s.bot}` : "free");
+  return `${seat}: ${who}`;
+}
+
+/** A <details> table of the numbers behind a chart. */
+export function numbers(caption, head, rows) {
+  return h(
+    "details",
+    { class: "numbers" },
+    h("summary", {}, `Numbers: ${caption}`),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        {},
+        h("thead", {}, h("tr", {}, head.map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, rows.map((r) => h("tr", {}, r.map((c) => h("td", {}, c))))),
+      ),
+    ),
+  );
+}
+
+/** A page's loading placeholder. */
+export function loading() {
+  return h("p", { class: "muted", "aria-busy": "true" }, "Loading…");
+}
