@@ -192,6 +192,13 @@ if [ "$CITUS" = 1 ]; then
   stop_server
   TWO_PC=$(( $(psql_citus -c "SELECT count(DISTINCT gid) FROM pg_dist_transaction") - TWO_PC_BEFORE ))
   psql_citus -c "ALTER SYSTEM RESET citus.recover_2pc_interval" -c "SELECT pg_reload_conf()" >/dev/null
+  # The deadline poll's query (store::due_matches), as every replica sends it
+  # each DEADLINE_POLL_MS: a read of every shard, timed alone for 10 s.
+  printf 'SELECT match_id FROM match_deadlines WHERE due_at <= now() ORDER BY due_at LIMIT 50;\n' >"$WORK/due.sql"
+  DUE=$(PGOPTIONS="-c search_path=$CITUS_SCHEMA" pgbench -n -c 1 -T 10 -f "$WORK/due.sql" "$CITUS_URL/$CITUS_DB" 2>&1)
+  DUE_MS=$(echo "$DUE" | sed -n 's/^latency average = \([0-9.]*\) ms/\1/p')
+  DUE_ROWS=$(psql_citus -c "SELECT count(*) FROM $CITUS_SCHEMA.match_deadlines")
+  echo "deadline poll query on $CITUS_SHARDS shards ($DUE_ROWS deadline rows): $DUE_MS ms a poll"
   CITUS_FINISHED=$(psql_citus -c "SELECT count(*) FROM $CITUS_SCHEMA.matches WHERE status = 'finished'")
   CITUS_PLAYERS=$(psql_citus -c "SELECT count(*) FROM $CITUS_SCHEMA.players")
   echo "two-phase commits during setup and drive: $TWO_PC ($CITUS_PLAYERS players registered, $CITUS_FINISHED matches finished, $(field moves "$CITUS_MAIN") moves accepted)"
@@ -287,4 +294,5 @@ awk -v m="$(field moves_per_s "$MAIN")" -v a="$(field active_moves_per_s "$MAIN"
 }'
 if [ "$CITUS" = 1 ]; then
   echo "Citus: $TWO_PC two-phase commits in setup and drive, for $CITUS_PLAYERS registrations, $CITUS_FINISHED finished matches and $(field moves "$CITUS_MAIN") moves."
+  echo "Citus: the deadline poll's query takes $DUE_MS ms on $CITUS_SHARDS shards ($DUE_ROWS deadline rows)."
 fi
