@@ -924,6 +924,13 @@ impl Service {
             None => None,
         };
         let player_id = match &q.player {
+            // No player has a longer name: not worth a query.
+            Some(name) if name.is_empty() || name.len() > 64 => {
+                return Ok(MatchPage {
+                    items: Vec::new(),
+                    next_cursor: None,
+                });
+            }
             Some(name) => match store::player_by_name(&self.db, name).await? {
                 Some(p) => Some(p.id),
                 None => {

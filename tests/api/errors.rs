@@ -49,7 +49,10 @@ async fn an_unknown_route_is_a_404_problem() {
     app.get("/api/v1/nothing/here", None)
         .await
         .problem(404, "not_found");
-    app.get("/", None).await.problem(404, "not_found");
+    app.get("/nothing", None).await.problem(404, "not_found");
+    app.get("/app/nothing.js", None)
+        .await
+        .problem(404, "not_found");
 }
 
 #[tokio::test]
