@@ -371,6 +371,7 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
     if let DeadlineWrite::Set(at) = w.deadline {
         q = q.bind(at);
     }
+    q = q.bind(mv.nonce.as_deref()).bind(mv.commitment.as_deref());
     let pool = db.get_postgres_connection_pool();
     match q.execute(pool).await {
         Ok(done) if done.rows_affected() == 1 => Ok(Written::Done),
@@ -403,11 +404,17 @@ static MOVE_STATEMENTS: std::sync::LazyLock<[String; 6]> = std::sync::LazyLock::
 
 /// The text of [`write_move`]'s statement for one shape of move.
 fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
-    let mut sql = String::from(
+    // The move's nonce and commitment are bound last, after the lists and the
+    // deadline, whose numbers depend on the shape.
+    let nonce =
+        (if rounds { 45 } else { 23 }) + usize::from(matches!(deadline, DeadlineWrite::Set(_)));
+    let commitment = nonce + 1;
+    let mut sql = format!(
         "WITH mv AS (\
            INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed, \
-             completes_step, version_after, created_at, idempotency_key, private_until_end, author) \
-           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18)), \
+             completes_step, version_after, created_at, idempotency_key, private_until_end, author, \
+             nonce, commitment) \
+           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18, ${nonce}, ${commitment})), \
          rv AS (\
            UPDATE moves SET revealed = true \
            WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end), \
