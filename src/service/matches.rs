@@ -599,20 +599,31 @@ impl Service {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
             self.require_waiting_owner(&m, me)?;
-            let now = self.clock.now();
-            m.status = ABORTED.into();
-            m.finished_at = Some(now);
-            m.updated_at = now;
-            m.version += 1;
-            let aborted =
-                Event::public("match_aborted", serde_json::json!({"reason": "cancelled"}));
-            record_events(&tx, &m, &[aborted], now).await?;
-            store::update_match(&tx, m.clone()).await?;
+            self.abort_waiting(&tx, &mut m, "cancelled").await?;
             tx.commit().await?;
             Ok::<_, ApiError>(m)
         })
         .map(|m| self.committed(&m))?;
         self.get_match(Some(me.id), id).await
+    }
+
+    /// Aborts a waiting match locked in `tx`, with its `match_aborted` event
+    /// saying why (`cancelled` by its owner, `stale` by the server).
+    async fn abort_waiting(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        reason: &str,
+    ) -> Result<(), ApiError> {
+        let now = self.clock.now();
+        m.status = ABORTED.into();
+        m.finished_at = Some(now);
+        m.updated_at = now;
+        m.version += 1;
+        let aborted = Event::public("match_aborted", serde_json::json!({ "reason": reason }));
+        record_events(tx, m, &[aborted], now).await?;
+        store::update_match(tx, m.clone()).await?;
+        Ok(())
     }
 
     /// Cancels the waiting matches that nobody joined or left for the lobby's
@@ -648,15 +659,7 @@ impl Service {
                 if m.status != WAITING || m.updated_at > cutoff {
                     return Ok(None);
                 }
-                let now = self.clock.now();
-                m.status = ABORTED.into();
-                m.finished_at = Some(now);
-                m.updated_at = now;
-                m.version += 1;
-                let aborted =
-                    Event::public("match_aborted", serde_json::json!({"reason": "stale"}));
-                record_events(&tx, &m, &[aborted], now).await?;
-                store::update_match(&tx, m.clone()).await?;
+                self.abort_waiting(&tx, &mut m, "stale").await?;
                 tx.commit().await?;
                 Ok(Some(m))
             })?;
