@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One move on the local Citus cluster (.ci/citus-cluster.sh up), and how many
 # prepared (two-phase) transactions each request leaves in pg_dist_transaction:
-# creating a match, joining it, reading it, one move. Needs a release build
+# creating a match, joining it, reading it, one move, and the moves that
+# finish the first round (its records written with the last of them). Needs a release build
 # (cargo build --release) or SERVER_BIN, curl and jq.
 #
 #   benches/citus/one-move.sh
@@ -34,7 +35,20 @@ curl -sf -X POST $A/matches/$ID/moves -H "authorization: Bearer $TOK" -H 'conten
 c4=$(count)
 curl -sf $A/matches/$ID -H "authorization: Bearer $TOK" >/dev/null
 c5=$(count)
-echo "prepared transactions: create match $((c1-c0)), join+start $((c2-c1)), read $((c3-c2)), one move $((c4-c3)), read $((c5-c4))"
+# Then the moves up to the end of the first round, which write the round's
+# records (rounds, round seats, ledger lines) with the move that resolves it.
+moves=1
+while [ "$(curl -sf "$A/matches/$ID/rounds" -H "authorization: Bearer $T1" | jq '.items | length')" = 0 ] && [ $moves -lt 40 ]; do
+  SEAT=$(curl -sf $A/matches/$ID | jq -r '.prompt.awaiting[0]')
+  TOK=$([ "$SEAT" = 0 ] && echo $T1 || echo $T2)
+  M=$(curl -sf $A/matches/$ID -H "authorization: Bearer $TOK")
+  STEP=$(jq -r .prompt.step <<<"$M")
+  ACT=$(jq -c '.prompt.legal[0] | if .template then {type: "play", card: .cards[0], stake: .stake.min} else . end' <<<"$M")
+  curl -sf -X POST $A/matches/$ID/moves -H "authorization: Bearer $TOK" -H 'content-type: application/json' -d "{\"step\":$STEP,\"action\":$ACT}" >/dev/null || { echo "move refused: $ACT"; break; }
+  moves=$((moves + 1))
+done
+c6=$(count)
+echo "prepared transactions: create match $((c1-c0)), join+start $((c2-c1)), read $((c3-c2)), one move $((c4-c3)), read $((c5-c4)), $((moves - 1)) more moves to the end of the first round $((c6-c5))"
 psql "$C" -Atqc "SELECT gid FROM pg_dist_transaction ORDER BY gid" | tail -4
 kill $SP
 psql "$C" -qc "ALTER SYSTEM RESET citus.recover_2pc_interval" -c "SELECT pg_reload_conf()" >/dev/null

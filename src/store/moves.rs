@@ -296,28 +296,24 @@ pub enum Written {
 /// version the move was checked against, taking every insert with it. One round
 /// trip, one commit; no row lock is held while the server works.
 ///
-/// The text of the statement depends only on whether the move resolves rounds and
-/// what it does to the deadline, so each connection prepares a handful of them
-/// once. Lists (events, round seats, ledger lines) are bound as arrays and
-/// unnested, their order kept (`WITH ORDINALITY`), so that event ids follow the
-/// order the events were recorded in.
+/// Lists (events, rounds, round seats, ledger lines) are written as multi-row
+/// `VALUES`, one parameter a field, in the order they were recorded (so event ids
+/// follow it). So the text depends on the lists' lengths; a match plays a few
+/// shapes again and again, and each connection prepares each shape once.
 ///
-/// No part reads another's result: on a distributed Postgres a part that did would
-/// be shipped to every worker as an intermediate result, making the move a
-/// two-phase commit across them. As it is, every part names the match (`$1`), so
-/// the whole statement stays on the one worker that holds it.
+/// Why `VALUES` and not arrays bound once and unnested: on Citus an
+/// `INSERT … SELECT … FROM unnest(…)` is planned through the coordinator and
+/// written over a connection of its own, which turned every move into a
+/// two-phase commit (measured: one prepared transaction a move). With `VALUES`
+/// and no part reading another's result, every part names the match (`$1`) and
+/// the whole statement is one single-shard transaction on the worker that holds
+/// it (docs/decisions.md, "A move is one statement").
 pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
     use sea_orm::sqlx;
-    let shape = 3 * usize::from(!w.rounds.is_empty())
-        + match w.deadline {
-            DeadlineWrite::Keep => 0,
-            DeadlineWrite::Set(_) => 1,
-            DeadlineWrite::Clear => 2,
-        };
+    let shape = Shape::of(w);
     let m = w.after;
     let mv = w.mv;
-    // The texts are made of the constants below only.
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(MOVE_STATEMENTS[shape].as_str()))
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(move_statement(&shape)))
         .bind(m.id)
         .bind(w.before_version)
         .bind(m.version)
@@ -337,41 +333,49 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
         .bind(mv.private_until_end)
         .bind(mv.author.as_deref())
         .bind(w.reveal)
-        .bind(w.events.iter().map(|e| e.audience_seat).collect::<Vec<_>>())
-        .bind(w.events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
-        .bind(w.events.iter().map(|e| e.data.as_str()).collect::<Vec<_>>());
-    if !w.rounds.is_empty() {
-        let rounds = || w.rounds.iter().map(|r| &r.round);
-        let seats = || w.rounds.iter().flat_map(|r| r.seats.iter());
-        let ledger = || w.rounds.iter().flat_map(|r| r.ledger.iter());
-        q = q
-            .bind(rounds().map(|r| r.round).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.step).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.value).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.outcome.as_str()).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.total_a).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.total_b).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.lead_seat).collect::<Vec<_>>())
-            .bind(rounds().map(|r| r.subject.as_deref()).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.round).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.seat).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.player_id).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.card.as_deref()).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.kind.as_deref()).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.stake).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.choice.as_deref()).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.success).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.delta).collect::<Vec<_>>())
-            .bind(seats().map(|s| s.drew).collect::<Vec<_>>())
-            .bind(ledger().map(|l| l.round).collect::<Vec<_>>())
-            .bind(ledger().map(|l| l.seat).collect::<Vec<_>>())
-            .bind(ledger().map(|l| l.amount).collect::<Vec<_>>())
-            .bind(ledger().map(|l| l.reason.as_str()).collect::<Vec<_>>());
-    }
+        .bind(mv.nonce.as_deref())
+        .bind(mv.commitment.as_deref());
+    // From here on, in the order `move_statement` numbers them.
     if let DeadlineWrite::Set(at) = w.deadline {
         q = q.bind(at);
     }
-    q = q.bind(mv.nonce.as_deref()).bind(mv.commitment.as_deref());
+    for e in w.events {
+        q = q
+            .bind(e.audience_seat)
+            .bind(e.kind.as_str())
+            .bind(e.data.as_str());
+    }
+    for r in w.rounds.iter().map(|r| &r.round) {
+        q = q
+            .bind(r.round)
+            .bind(r.step)
+            .bind(r.value)
+            .bind(r.outcome.as_str())
+            .bind(r.total_a)
+            .bind(r.total_b)
+            .bind(r.lead_seat)
+            .bind(r.subject.as_deref());
+    }
+    for s in w.rounds.iter().flat_map(|r| r.seats.iter()) {
+        q = q
+            .bind(s.round)
+            .bind(s.seat)
+            .bind(s.player_id)
+            .bind(s.card.as_deref())
+            .bind(s.kind.as_deref())
+            .bind(s.stake)
+            .bind(s.choice.as_deref())
+            .bind(s.success)
+            .bind(s.delta)
+            .bind(s.drew);
+    }
+    for l in w.rounds.iter().flat_map(|r| r.ledger.iter()) {
+        q = q
+            .bind(l.round)
+            .bind(l.seat)
+            .bind(l.amount)
+            .bind(l.reason.as_str());
+    }
     let pool = db.get_postgres_connection_pool();
     match q.execute(pool).await {
         Ok(done) if done.rows_affected() == 1 => Ok(Written::Done),
@@ -388,77 +392,111 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
     }
 }
 
-/// The six texts of [`write_move`]'s statement: (no rounds, rounds) × (deadline
-/// kept, set, cleared).
-static MOVE_STATEMENTS: std::sync::LazyLock<[String; 6]> = std::sync::LazyLock::new(|| {
-    let set = DeadlineWrite::Set(DateTime::<Utc>::MIN_UTC);
-    [
-        move_statement(false, DeadlineWrite::Keep),
-        move_statement(false, set),
-        move_statement(false, DeadlineWrite::Clear),
-        move_statement(true, DeadlineWrite::Keep),
-        move_statement(true, set),
-        move_statement(true, DeadlineWrite::Clear),
-    ]
-});
+/// What the text of [`write_move`]'s statement depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    events: usize,
+    rounds: usize,
+    seats: usize,
+    ledger: usize,
+    /// 0 keep, 1 set, 2 clear.
+    deadline: u8,
+}
 
-/// The text of [`write_move`]'s statement for one shape of move.
-fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
-    // The move's nonce and commitment are bound last, after the lists and the
-    // deadline, whose numbers depend on the shape.
-    let nonce =
-        (if rounds { 45 } else { 23 }) + usize::from(matches!(deadline, DeadlineWrite::Set(_)));
-    let commitment = nonce + 1;
-    let mut sql = format!(
+impl Shape {
+    fn of(w: &MoveWrite<'_>) -> Shape {
+        Shape {
+            events: w.events.len(),
+            rounds: w.rounds.len(),
+            seats: w.rounds.iter().map(|r| r.seats.len()).sum(),
+            ledger: w.rounds.iter().map(|r| r.ledger.len()).sum(),
+            deadline: match w.deadline {
+                DeadlineWrite::Keep => 0,
+                DeadlineWrite::Set(_) => 1,
+                DeadlineWrite::Clear => 2,
+            },
+        }
+    }
+}
+
+/// Appends `rows` rows of `($1, <fixed...>, $n, $n+1, …)` with `fields` fresh
+/// parameters each, numbered on from `*last`.
+fn push_rows(
+    sql: &mut String,
+    rows: usize,
+    lead: &str,
+    fields: usize,
+    trail: &str,
+    last: &mut usize,
+) {
+    use std::fmt::Write;
+    for r in 0..rows {
+        sql.push_str(if r == 0 { "(" } else { ", (" });
+        sql.push_str(lead);
+        for _ in 0..fields {
+            *last += 1;
+            let _ = write!(sql, ", ${last}");
+        }
+        sql.push_str(trail);
+        sql.push(')');
+    }
+}
+
+/// The text of [`write_move`]'s statement for one shape of move. Parameters
+/// 1–21 are the match row and the move; then the deadline (when set), then each
+/// event, round, round seat and ledger line in turn.
+fn move_statement(s: &Shape) -> String {
+    let mut sql = String::with_capacity(1024 + 64 * (s.events + s.rounds + s.seats + s.ledger));
+    sql.push_str(
         "WITH mv AS (\
            INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed, \
              completes_step, version_after, created_at, idempotency_key, private_until_end, author, \
              nonce, commitment) \
-           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18, ${nonce}, ${commitment})), \
+           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18, $20, $21)), \
          rv AS (\
            UPDATE moves SET revealed = true \
-           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end), \
-         ev AS (\
-           INSERT INTO events (match_id, version, audience_seat, kind, data, created_at) \
-           SELECT $1, $3, e.a, e.k, e.d, $6 \
-           FROM unnest($20::int4[], $21::text[], $22::text[]) WITH ORDINALITY AS e(a, k, d, o) \
-           ORDER BY e.o)",
+           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end)",
     );
-    let mut next = 23;
-    if rounds {
-        sql.push_str(
-            ", rd AS (\
-               INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
-                 lead_seat, subject, created_at) \
-               SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, r.subject, $6 \
-               FROM unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
-                 $28::int8[], $29::int4[], $30::text[]) \
-                 AS r(round, step, value, outcome, a, b, lead, subject)), \
-             rs AS (\
-               INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
-                 choice, success, delta, drew) \
-               SELECT $1, s.* FROM unnest($31::int4[], $32::int4[], $33::uuid[], $34::text[], \
-                 $35::text[], $36::int8[], $37::text[], $38::bool[], $39::int8[], $40::int4[]) \
-                 AS s(round, seat, player, card, kind, stake, choice, success, delta, drew)), \
-             lg AS (\
-               INSERT INTO ledger (match_id, round, seat, amount, reason) \
-               SELECT $1, l.round, l.seat, l.amount, l.reason \
-               FROM unnest($41::int4[], $42::int4[], $43::int8[], $44::text[]) \
-                 WITH ORDINALITY AS l(round, seat, amount, reason, o) \
-               ORDER BY l.o)",
-        );
-        next = 45;
-    }
-    match deadline {
-        DeadlineWrite::Keep => {}
-        DeadlineWrite::Set(_) => sql.push_str(&format!(
-            ", dl AS (\
-               INSERT INTO match_deadlines (match_id, due_at) VALUES ($1, ${next}) \
-               ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
-        )),
-        DeadlineWrite::Clear => {
-            sql.push_str(", dl AS (DELETE FROM match_deadlines WHERE match_id = $1)")
+    let mut last = 21;
+    match s.deadline {
+        1 => {
+            last += 1;
+            sql.push_str(&format!(
+                ", dl AS (\
+                   INSERT INTO match_deadlines (match_id, due_at) VALUES ($1, ${last}) \
+                   ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
+            ));
         }
+        2 => sql.push_str(", dl AS (DELETE FROM match_deadlines WHERE match_id = $1)"),
+        _ => {}
+    }
+    if s.events > 0 {
+        sql.push_str(
+            ", ev AS (INSERT INTO events (match_id, version, audience_seat, kind, data, created_at) VALUES ",
+        );
+        push_rows(&mut sql, s.events, "$1, $3", 3, ", $6", &mut last);
+        sql.push(')');
+    }
+    if s.rounds > 0 {
+        sql.push_str(
+            ", rd AS (INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
+               lead_seat, subject, created_at) VALUES ",
+        );
+        push_rows(&mut sql, s.rounds, "$1", 8, ", $6", &mut last);
+        sql.push(')');
+    }
+    if s.seats > 0 {
+        sql.push_str(
+            ", rs AS (INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
+               choice, success, delta, drew) VALUES ",
+        );
+        push_rows(&mut sql, s.seats, "$1", 10, "", &mut last);
+        sql.push(')');
+    }
+    if s.ledger > 0 {
+        sql.push_str(", lg AS (INSERT INTO ledger (match_id, round, seat, amount, reason) VALUES ");
+        push_rows(&mut sql, s.ledger, "$1", 4, "", &mut last);
+        sql.push(')');
     }
     // The guard: unless the row is still at version $2, 1 / 0 fails the statement.
     sql.push_str(
@@ -467,4 +505,49 @@ fn move_statement(rounds: bool, deadline: DeadlineWrite) -> String {
          WHERE id = $1",
     );
     sql
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every parameter the binds supply is used once in the text, numbered
+    /// without a gap, whatever the shape.
+    #[test]
+    fn the_statement_numbers_every_bound_field() {
+        for deadline in 0..3u8 {
+            for (events, rounds, seats, ledger) in
+                [(0, 0, 0, 0), (1, 0, 0, 0), (4, 1, 3, 0), (2, 2, 8, 5)]
+            {
+                let s = Shape {
+                    events,
+                    rounds,
+                    seats,
+                    ledger,
+                    deadline,
+                };
+                let sql = move_statement(&s);
+                let binds = 21
+                    + usize::from(deadline == 1)
+                    + 3 * events
+                    + 8 * rounds
+                    + 10 * seats
+                    + 4 * ledger;
+                let mut used: Vec<usize> = sql
+                    .split('$')
+                    .skip(1)
+                    .map(|t| {
+                        t.chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect::<String>()
+                    })
+                    .map(|n| n.parse().unwrap())
+                    .collect();
+                used.sort_unstable();
+                used.dedup();
+                assert_eq!(used, (1..=binds).collect::<Vec<_>>(), "{s:?}");
+                assert!(!sql.contains("unnest"), "{s:?}");
+            }
+        }
+    }
 }
