@@ -29,6 +29,7 @@ mod m20261125_100003_rename_match_references;
 mod m20261125_180001_add_round_subject;
 mod m20261125_200001_add_ticket_credential;
 mod m20261125_210001_add_move_commitment;
+mod m20261125_220001_add_move_replaced;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -83,6 +84,16 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_180001_add_round_subject::Migration),
             Box::new(m20261125_200001_add_ticket_credential::Migration),
             Box::new(m20261125_210001_add_move_commitment::Migration),
+            Box::new(m20261125_220001_add_move_replaced::Migration),
         ]
     }
+}
+
+/// Runs raw statements one at a time, in order (SQLite takes one a call).
+pub(crate) async fn run_all(manager: &SchemaManager<'_>, statements: &[&str]) -> Result<(), DbErr> {
+    let db = manager.get_connection();
+    for sql in statements {
+        db.execute_unprepared(sql).await?;
+    }
+    Ok(())
 }

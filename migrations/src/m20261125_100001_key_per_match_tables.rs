@@ -1,5 +1,5 @@
 use sea_orm_migration::prelude::*;
-use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
+use sea_orm_migration::sea_orm::DbBackend;
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -55,27 +55,19 @@ const BOTH_DOWN: &[&str] = &[
     "CREATE UNIQUE INDEX IF NOT EXISTS idx_match_seats_player ON match_seats (player_id, match_id)",
 ];
 
-async fn run(manager: &SchemaManager<'_>, statements: &[&str]) -> Result<(), DbErr> {
-    let db = manager.get_connection();
-    for sql in statements {
-        db.execute_unprepared(sql).await?;
-    }
-    Ok(())
-}
-
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         if manager.get_database_backend() == DbBackend::Postgres {
-            run(manager, PG_UP).await?;
+            crate::run_all(manager, PG_UP).await?;
         }
-        run(manager, BOTH_UP).await
+        crate::run_all(manager, BOTH_UP).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        run(manager, BOTH_DOWN).await?;
+        crate::run_all(manager, BOTH_DOWN).await?;
         if manager.get_database_backend() == DbBackend::Postgres {
-            run(manager, PG_DOWN).await?;
+            crate::run_all(manager, PG_DOWN).await?;
         }
         Ok(())
     }

@@ -332,6 +332,15 @@ fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
             ),
         ),
         (
+            "move_replaced",
+            "A seat replaced its sealed move in this step before the reveal (never what; \
+             `commitment` is the replaced move's). A `seat_submitted` for the new move follows.",
+            object(
+                json!({"seat": seat, "step": {"type": "integer"}, "commitment": {"type": ["string", "null"]}}),
+                &["seat", "step", "commitment"],
+            ),
+        ),
+        (
             "step_resolved",
             "The step is complete; the match is at `next_step`.",
             object(

@@ -692,6 +692,32 @@ impl Service {
         Ok(())
     }
 
+    /// The state a match starts from: its position, or the setup drawn from its
+    /// seed, with the data and options it was created with. Replaying the moves
+    /// that stand from here gives the state stored now.
+    pub(super) async fn initial_state(
+        &self,
+        db: &impl ConnectionTrait,
+        m: &matches::Model,
+        seats: usize,
+    ) -> Result<AnyState, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let data = self
+            .data
+            .by_sha(db, game, &m.data_sha256)
+            .await
+            .map_err(ApiError::internal)?;
+        let options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
+        let (_, game_options) = split_options(Some(options))?;
+        let seed = seed_of(m)?;
+        Ok(match m.position.as_deref() {
+            Some(p) => {
+                let p: Value = serde_json::from_str(p).map_err(ApiError::internal)?;
+                game.from_position(&data, seats, &game_options, &p)?
+            }
+            None => game.setup(&data, seats, &game_options, &mut GameRng::for_setup(&seed))?,
+        })
+    }
     /// Compacts the seats, sets the game up, and makes the match active.
     async fn start_locked(
         &self,
@@ -723,21 +749,7 @@ impl Service {
             .collect();
         let n = compacted.len();
         store::replace_seats(tx, m.id, compacted.clone()).await?;
-        let data = self
-            .data
-            .by_sha(tx, game, &m.data_sha256)
-            .await
-            .map_err(ApiError::internal)?;
-        let options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
-        let (_, game_options) = split_options(Some(options))?;
-        let seed = seed_of(&m)?;
-        let state = match m.position.as_deref() {
-            Some(p) => {
-                let p: Value = serde_json::from_str(p).map_err(ApiError::internal)?;
-                game.from_position(&data, n, &game_options, &p)?
-            }
-            None => game.setup(&data, n, &game_options, &mut GameRng::for_setup(&seed))?,
-        };
+        let state = self.initial_state(tx, &m, n).await?;
         let now = self.clock.now();
         m.seat_count = n as i32;
         m.status = ACTIVE.into();

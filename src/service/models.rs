@@ -259,6 +259,9 @@ pub struct MoveResponse {
     pub commitment: Option<String>,
     /// The nonce behind the commitment, once the move is visible to the caller.
     pub nonce: Option<String>,
+    /// The seat replaced this sealed move with a later one before its step's
+    /// reveal (`move_replaced` event); it counts for nothing but the history.
+    pub replaced: bool,
     pub version: i64,
     pub created_at: DateTime<Utc>,
 }

@@ -176,6 +176,7 @@ fn record_move(
         author,
         nonce: Some(nonce),
         commitment: Some(commitment),
+        replaced: false,
     };
     // The service's own events frame the game's: who submitted (never what),
     // then what the game says, then the step and rounds it resolved.
@@ -443,31 +444,55 @@ impl Service {
             };
         }
         // A retry of a move already accepted gets the original answer, whatever
-        // happened since; a different move for that step is a conflict.
+        // happened since. A different move for that step replaces a sealed move
+        // while its step awaits other seats (the reveal has not come); anything
+        // else is a conflict.
+        let mut replacing = None;
         if req.step >= 0
             && !awaited_now
             && let Some(prev) = store::move_at(&tx, id, req.step, seat).await?
         {
-            return if prev.author.is_none() && same_move(&prev)? {
-                Ok((
+            if prev.author.is_none() && same_move(&prev)? {
+                return Ok((
                     Submitted {
                         receipt: receipt(&prev)?,
                         replay: true,
                     },
                     None,
-                ))
+                ));
             } else if prev.author.is_some() {
-                Err(ApiError::conflict(
+                return Err(ApiError::conflict(
                     "already_moved",
                     "Your seat's move for this step was already played for you after its deadline passed.",
-                ))
+                ));
+            } else if m.status == ACTIVE
+                && prev.step == m.step
+                && !prev.revealed
+                && seats[mine].presence != FORFEITED
+                && prompt.as_ref().is_some_and(|p| p.sealed)
+            {
+                replacing = Some(prev);
             } else {
-                Err(ApiError::conflict(
+                return Err(ApiError::conflict(
                     "already_moved",
-                    "You already moved in this step, with a different move.",
-                ))
-            };
+                    "You already moved in this step, with a different move (only a sealed move can be replaced, until its step's reveal).",
+                ));
+            }
         }
+        // The state and prompt a replacement is checked against: the match as if
+        // the seat's sealed move had not been played, the others' moves of the
+        // step still standing.
+        let (state, prompt) = match &replacing {
+            Some(prev) => {
+                let rebuilt = self.state_without(&tx, &m, prev).await?;
+                let p = match game.progress(&rebuilt)? {
+                    Progress::Active(p) => Some(p),
+                    Progress::Finished(_) => None,
+                };
+                (Some(rebuilt), p)
+            }
+            None => (state, prompt),
+        };
         if m.status != ACTIVE {
             return Err(ApiError::conflict(
                 "match_not_active",
@@ -505,6 +530,36 @@ impl Service {
         }
         let action = game.validate(&state, seat_u, &req.action)?;
         let now = self.clock.now();
+        if let Some(prev) = &replacing {
+            // What the others saw of the first move must stay true of the second.
+            let shown = game
+                .public_part(&state, seat_u, &action)?
+                .map(|p| p.to_string());
+            let was: Option<Value> = prev
+                .public_action
+                .as_deref()
+                .map(serde_json::from_str)
+                .transpose()
+                .map_err(ApiError::internal)?;
+            if shown
+                .as_deref()
+                .map(serde_json::from_str::<Value>)
+                .transpose()
+                .map_err(ApiError::internal)?
+                != was
+            {
+                return Err(ApiError::conflict(
+                    "already_moved",
+                    "A replacement must show what your sealed move already shows to the others; this one shows something else.",
+                ));
+            }
+            store::mark_replaced(&tx, id, prev.id).await?;
+            let replaced = Event::public(
+                "move_replaced",
+                json!({ "seat": seat, "step": prev.step, "commitment": prev.commitment }),
+            );
+            record_events(&tx, &m, &[replaced], now).await?;
+        }
         // A move of an absent seat's player is its return.
         if seats[mine].presence == ABSENT {
             seats[mine].presence = PRESENT.into();
@@ -543,6 +598,38 @@ impl Service {
             },
             Some(m),
         ))
+    }
+
+    /// The match's state as if the seat's sealed move `prev` had not been played:
+    /// the moves that stand, replayed from the start without it. Sealed moves of
+    /// one step do not depend on one another until the last of them reveals, so
+    /// the others' moves of the step replay as they were.
+    async fn state_without(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &matches::Model,
+        prev: &moves::Model,
+    ) -> Result<AnyState, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let seed = seed_of(m)?;
+        let mut state = self.initial_state(tx, m, m.seat_count as usize).await?;
+        for mv in store::standing_moves(tx, m.id).await? {
+            if mv.id == prev.id {
+                continue;
+            }
+            let action: Value = serde_json::from_str(&mv.action).map_err(ApiError::internal)?;
+            state = game
+                .apply(
+                    &state,
+                    mv.seat as usize,
+                    &action,
+                    &mut GameRng::for_step(&seed, mv.step as u64),
+                )
+                .map_err(|e| ApiError::internal(format!("move {} does not replay: {e:?}", mv.id)))?
+                .transition
+                .state;
+        }
+        Ok(state)
     }
 
     pub(super) fn count_move(&self, game: &str, completes_step: bool) {
@@ -797,6 +884,7 @@ impl Service {
                     created_at: r.created_at,
                     commitment: r.commitment.clone(),
                     nonce: r.nonce.clone().filter(|_| visible),
+                    replaced: r.replaced,
                 })
             })
             .collect::<Result<Vec<_>, ApiError>>()?;

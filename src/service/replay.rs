@@ -33,6 +33,10 @@ pub struct BundleMove {
     /// The nonce behind the commitment, once the move is revealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// The seat replaced this sealed move before its step's reveal: its
+    /// commitment is checked, but the replay skips it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replaced: bool,
 }
 
 /// One seat's player.
@@ -219,7 +223,7 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
                 let mut step = 0i64;
                 let mut rounds = Vec::new();
                 let mut ok = true;
-                for (i, mv) in b.moves.iter().enumerate() {
+                for (i, mv) in b.moves.iter().enumerate().filter(|(_, mv)| !mv.replaced) {
                     if mv.step != step {
                         problems.push(format!(
                             "move {i} is for step {}, the replay is at {step}",
@@ -373,6 +377,7 @@ impl Service {
                     created_at: mv.created_at,
                     commitment: mv.commitment.clone(),
                     nonce: mv.nonce.clone().filter(|_| visible),
+                    replaced: mv.replaced,
                 });
             }
         }

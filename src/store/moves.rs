@@ -27,8 +27,39 @@ pub async fn move_at(
         .filter(moves::Column::MatchId.eq(match_id))
         .filter(moves::Column::Step.eq(step))
         .filter(moves::Column::Seat.eq(seat))
+        .filter(moves::Column::Replaced.eq(false))
         .one(db)
         .await
+}
+
+/// Every move of a match that stands (none replaced), in the order played: what
+/// a replay of the match applies.
+pub async fn standing_moves(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+) -> Result<Vec<moves::Model>, DbErr> {
+    moves::Entity::find()
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::Replaced.eq(false))
+        .order_by_asc(moves::Column::Id)
+        .all(db)
+        .await
+}
+
+/// Marks a sealed move replaced by its seat (before the other's insert: the
+/// one-move-per-seat-and-step index covers only moves that stand).
+pub async fn mark_replaced(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    id: i64,
+) -> Result<(), DbErr> {
+    moves::Entity::update_many()
+        .col_expr(moves::Column::Replaced, Expr::value(true))
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .map(|_| ())
 }
 
 pub async fn move_by_key(

@@ -310,6 +310,7 @@ impl Reply {
     }
 }
 
+#[derive(Clone)]
 pub struct Player {
     pub name: String,
     pub token: String,

@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod amend;
 mod async_play;
 mod contract;
 mod credentials;

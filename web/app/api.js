@@ -9,7 +9,7 @@ export const EVENT_KINDS = [
   "axis_fixed", "build", "card_drawn", "card_placed", "card_removed", "card_returned",
   "cards_revealed", "city_revealed", "discard", "eliminated", "equipment_bought",
   "equipment_passed", "final_turn", "flick", "game_ended", "game_finished",
-  "match_aborted", "match_finished", "match_started", "material", "move", "pass_coin",
+  "match_aborted", "match_finished", "match_started", "material", "move", "move_replaced", "pass_coin",
   "personality_chosen", "personality_placed", "play_order", "player_joined",
   "player_left", "region_scored", "report_draft", "report_resolved", "report_submitted",
   "retrieve", "roll", "round_ended", "round_resolved", "sayyida_draw", "scoring",

@@ -32,6 +32,7 @@ pub const LIFECYCLE_KINDS: &[&str] = &[
     "player_left",
     "match_started",
     "seat_submitted",
+    "move_replaced",
     "step_resolved",
     "round_resolved",
     "match_finished",

@@ -25,6 +25,9 @@ pub struct Model {
     /// Hex SHA-256 over the move's match, step, seat, action and nonce
     /// (`service::commitment`), shown to everybody from the start.
     pub commitment: Option<String>,
+    /// The seat replaced this sealed move with another before the step's
+    /// reveal; kept for the history and its commitment, never replayed.
+    pub replaced: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
