@@ -1,3 +1,4 @@
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use serde_json::Value;
@@ -135,16 +136,25 @@ const MAX_WAIT: u64 = 60;
 ///
 /// With `after_version`, a long poll: the answer comes when the match changes
 /// past that version (or after `wait` seconds, unchanged).
+///
+/// Every answer carries an `ETag` (of exactly what this caller was shown); a poller
+/// that sends it back in `If-None-Match` gets `304 Not Modified` without a body
+/// while nothing it would see has changed.
 #[utoipa::path(tag = "matches", operation_id = "get_match",
-    params(("id" = Uuid, Path, description = "The match id."), GetMatchQuery),
+    params(("id" = Uuid, Path, description = "The match id."), GetMatchQuery,
+        ("If-None-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer (or several, comma-separated): `304` while the match reads the same to the caller.")),
     responses(
-        (status = 200, description = "The match.", body = MatchResponse),
+        (status = 200, description = "The match.", body = MatchResponse,
+            headers(("ETag" = String, description = "A strong tag of this answer, for `If-None-Match`."))),
+        (status = 304, description = "Unchanged for this caller since the tag in `If-None-Match`; no body.",
+            headers(("ETag" = String, description = "The same tag."))),
         (status = 400, description = "The id is not a UUID, or a bad after_version or wait.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}")]
 pub async fn get_match(
+    req: HttpRequest,
     service: web::Data<Service>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
@@ -171,7 +181,45 @@ pub async fn get_match(
         (None, None) => {}
     }
     let m = service.get_match(caller.0.map(|p| p.id), *id).await?;
-    Ok(HttpResponse::Ok().json(m))
+    let body = serde_json::to_vec(&m).map_err(ApiError::internal)?;
+    let tag = etag_of(&body);
+    // The answer depends on who asks: no shared cache may hand one caller's
+    // view to another, and every reuse is checked with the server.
+    let unchanged = not_modified(&req, &tag);
+    let mut answer = if unchanged {
+        HttpResponse::NotModified()
+    } else {
+        HttpResponse::Ok()
+    };
+    answer
+        .insert_header((header::ETAG, tag))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
+        .insert_header((header::VARY, "Authorization"));
+    Ok(if unchanged {
+        answer.finish()
+    } else {
+        answer.content_type("application/json").body(body)
+    })
+}
+
+/// A strong entity tag: the first 128 bits of the body's SHA-256, so two bodies
+/// share a tag only if they are the same.
+fn etag_of(body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(body);
+    let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// Whether `If-None-Match` names `tag` (or is `*`), comparing weakly as RFC 9110
+/// asks for this header.
+fn not_modified(req: &HttpRequest, tag: &str) -> bool {
+    req.headers()
+        .get_all(header::IF_NONE_MATCH)
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().trim_start_matches("W/"))
+        .any(|t| t == "*" || t == tag)
 }
 
 /// A bot for a waiting match.

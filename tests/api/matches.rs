@@ -1,6 +1,7 @@
+use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{Reply, TestApp, spawn_app};
 
 #[tokio::test]
 async fn the_creator_takes_seat_0_and_the_match_waits_for_players() {
@@ -494,4 +495,65 @@ async fn a_waiting_match_nobody_joins_for_the_lobby_time_is_cancelled_by_the_ser
         last.expect("events")["data"],
         json!({"reason": "cancelled"})
     );
+}
+
+#[tokio::test]
+async fn a_poller_with_the_etag_gets_304_until_what_it_sees_changes() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let path = format!("/api/v1/matches/{id}");
+    let first = read_tagged(&app, &path, Some(&players[0].token), None).await;
+    assert_eq!(first.status, 200);
+    let tag = first.headers["etag"].to_str().expect("ascii").to_owned();
+    assert!(tag.starts_with('"') && tag.ends_with('"'), "{tag}");
+    assert_eq!(first.headers["vary"], "Authorization");
+
+    let again = read_tagged(&app, &path, Some(&players[0].token), Some(&tag)).await;
+    assert_eq!(again.status, 304);
+    assert!(again.text.is_empty());
+    assert_eq!(again.headers["etag"].to_str().expect("ascii"), tag);
+    // A list of tags, a weak form of it, and `*` match too.
+    for sent in [format!("\"x\", {tag}"), format!("W/{tag}"), "*".to_owned()] {
+        assert_eq!(
+            read_tagged(&app, &path, Some(&players[0].token), Some(&sent))
+                .await
+                .status,
+            304
+        );
+    }
+    // Another caller sees another view, so the tag does not fit it.
+    assert_eq!(read_tagged(&app, &path, None, Some(&tag)).await.status, 200);
+    assert_eq!(
+        read_tagged(&app, &path, Some(&players[1].token), Some(&tag))
+            .await
+            .status,
+        200
+    );
+
+    // A move changes what everybody sees.
+    for p in &players {
+        let mine = app.match_as(&id, Some(p)).await;
+        if mine["prompt"]["your_turn"] == true {
+            let step = mine["prompt"]["step"].as_i64().expect("step");
+            app.submit(
+                &id,
+                p,
+                step,
+                json!({"type": "play", "card": "trade", "stake": 0}),
+            )
+            .await
+            .expect(200);
+            break;
+        }
+    }
+    let after = read_tagged(&app, &path, Some(&players[0].token), Some(&tag)).await;
+    assert_eq!(after.status, 200);
+    assert_ne!(after.headers["etag"].to_str().expect("ascii"), tag);
+}
+
+async fn read_tagged(app: &TestApp, path: &str, token: Option<&str>, tag: Option<&str>) -> Reply {
+    let headers: Vec<(&str, &str)> = tag.map(|t| ("If-None-Match", t)).into_iter().collect();
+    app.send_with_headers(Method::GET, path, token, None, &headers)
+        .await
 }
