@@ -61,6 +61,9 @@ pub struct Settings {
     /// Days a waiting match may go without anybody joining or leaving before
     /// the server cancels it (`STALE_LOBBY_DAYS`); 0 never does.
     pub stale_lobby_days: u64,
+    /// How the Postgres move statement writes its lists (`MOVE_LISTS`): `auto`
+    /// (multi-row `VALUES` on Citus, arrays elsewhere), `arrays` or `values`.
+    pub move_lists: String,
 }
 
 /// Two weeks: long enough for friends who play by mail, short enough that the
@@ -253,6 +256,7 @@ impl Settings {
             match_cache_mib: whole("MATCH_CACHE_MIB", DEFAULT_MATCH_CACHE_MIB)?,
             credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
             stale_lobby_days: whole("STALE_LOBBY_DAYS", DEFAULT_STALE_LOBBY_DAYS)?,
+            move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
         };
         settings.check()?;
         Ok(settings)
@@ -273,6 +277,12 @@ impl Settings {
     pub fn check(&self) -> anyhow::Result<()> {
         use secrecy::ExposeSecret;
         let kind = self.database_kind()?;
+        if !matches!(self.move_lists.as_str(), "auto" | "arrays" | "values") {
+            anyhow::bail!(
+                "MOVE_LISTS is auto, arrays or values, not {:?}",
+                self.move_lists
+            );
+        }
         match &self.jwt_secret {
             Some(s) if s.expose_secret().len() < 32 => {
                 anyhow::bail!("JWT_SECRET must be at least 32 bytes long")

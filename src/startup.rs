@@ -113,6 +113,12 @@ impl Application {
     ) -> anyhow::Result<Self> {
         let db = store::connect(&settings).await?;
         store::migrate(&db, &settings).await?;
+        let move_lists = match settings.move_lists.as_str() {
+            "arrays" => store::MoveLists::Arrays,
+            "values" => store::MoveLists::Values,
+            _ if store::citus::is_citus(&db).await? => store::MoveLists::Values,
+            _ => store::MoveLists::Arrays,
+        };
         let games = registry::all_games();
         let data = DataStore::load(&games, settings.data_dir.as_deref())?;
         data.persist(&db, clock.now()).await?;
@@ -154,7 +160,8 @@ impl Application {
                 .with_credential_cache(std::time::Duration::from_millis(
                     settings.credential_cache_ms,
                 ))
-                .with_stale_lobby_days(settings.stale_lobby_days),
+                .with_stale_lobby_days(settings.stale_lobby_days)
+                .with_move_lists(move_lists),
         );
         let metrics = web::Data::from(metrics);
 

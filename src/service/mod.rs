@@ -59,6 +59,8 @@ pub struct Service {
     /// Whether moves may be written as one statement outside a transaction
     /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
     one_statement_moves: bool,
+    /// How that statement writes its lists (VALUES on Citus).
+    move_lists: crate::store::MoveLists,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -104,11 +106,18 @@ impl Service {
                 crate::config::DEFAULT_CREDENTIAL_CACHE_MS,
             )),
             one_statement_moves,
+            move_lists: crate::store::MoveLists::Arrays,
             stale_lobby: Some(chrono::Duration::days(
                 crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
             )),
             last_lobby_sweep: std::sync::Mutex::new(None),
         }
+    }
+
+    /// How moves written as one statement write their lists.
+    pub fn with_move_lists(mut self, lists: crate::store::MoveLists) -> Self {
+        self.move_lists = lists;
+        self
     }
 
     /// Cancels waiting matches nobody joined or left for `days` (0: never).

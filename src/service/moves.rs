@@ -339,6 +339,7 @@ impl Service {
                 events: &events,
                 rounds: &record.rounds,
             },
+            self.move_lists,
         )
         .await?;
         if written == store::Written::Stale {

@@ -321,31 +321,52 @@ pub enum Written {
     Stale,
 }
 
+/// How the move statement writes its lists (events, rounds, round seats, ledger
+/// lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveLists {
+    /// Arrays bound once each and unnested: six statement texts in all, each
+    /// prepared once per connection. Plain Postgres.
+    Arrays,
+    /// Multi-row `VALUES`, one parameter a field: the text follows the lists'
+    /// lengths. Citus, where an `INSERT … SELECT … FROM unnest(…)` is planned
+    /// through the coordinator and makes every move a two-phase commit.
+    Values,
+}
+
 /// Writes a move on Postgres as one statement outside any transaction: the
 /// inserts of the move, its events and rounds, and the update of the match row,
 /// which fails (division by zero, SQLSTATE 22012) unless the match is still at the
 /// version the move was checked against, taking every insert with it. One round
 /// trip, one commit; no row lock is held while the server works.
 ///
-/// Lists (events, rounds, round seats, ledger lines) are written as multi-row
-/// `VALUES`, one parameter a field, in the order they were recorded (so event ids
-/// follow it). So the text depends on the lists' lengths; a match plays a few
-/// shapes again and again, and each connection prepares each shape once.
-///
-/// Why `VALUES` and not arrays bound once and unnested: on Citus an
-/// `INSERT … SELECT … FROM unnest(…)` is planned through the coordinator and
-/// written over a connection of its own, which turned every move into a
-/// two-phase commit (measured: one prepared transaction a move). With `VALUES`
-/// and no part reading another's result, every part names the match (`$1`) and
-/// the whole statement is one single-shard transaction on the worker that holds
+/// No part reads another's result, and every part names the match (`$1`), so on
+/// a distributed Postgres the whole statement stays on the one worker that holds
 /// it (docs/decisions.md, "A move is one statement").
-pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
-    use sea_orm::sqlx;
-    let shape = Shape::of(w);
-    let m = w.after;
-    let mv = w.mv;
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(move_statement(&shape)))
-        .bind(m.id)
+pub async fn write_move(
+    db: &DatabaseConnection,
+    w: &MoveWrite<'_>,
+    lists: MoveLists,
+) -> Result<Written, DbErr> {
+    match lists {
+        MoveLists::Arrays => write_move_arrays(db, w).await,
+        MoveLists::Values => write_move_values(db, w).await,
+    }
+}
+
+/// Binds parameters 1–19 of either form of the move statement: the match row
+/// after the move, the version it was checked against, the move and its reveal.
+fn bind_row<'q>(
+    q: sea_orm::sqlx::query::Query<
+        'q,
+        sea_orm::sqlx::Postgres,
+        sea_orm::sqlx::postgres::PgArguments,
+    >,
+    w: &'q MoveWrite<'_>,
+) -> sea_orm::sqlx::query::Query<'q, sea_orm::sqlx::Postgres, sea_orm::sqlx::postgres::PgArguments>
+{
+    let (m, mv) = (w.after, w.mv);
+    q.bind(m.id)
         .bind(w.before_version)
         .bind(m.version)
         .bind(m.step)
@@ -364,6 +385,47 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
         .bind(mv.private_until_end)
         .bind(mv.author.as_deref())
         .bind(w.reveal)
+}
+
+/// What a unique index or the version guard refusing the move means: somebody
+/// else wrote first.
+fn written(
+    result: Result<sea_orm::sqlx::postgres::PgQueryResult, sea_orm::sqlx::Error>,
+) -> Result<Written, DbErr> {
+    use sea_orm::sqlx;
+    match result {
+        Ok(done) if done.rows_affected() == 1 => Ok(Written::Done),
+        Ok(_) => Ok(Written::Stale),
+        Err(sqlx::Error::Database(e))
+            // 22012: the match moved past the version (the guard's division by
+            // zero); 23505: a unique index refused the move (its idempotency key
+            // was used before, or a concurrent writer stored the seat's move).
+            if matches!(e.code().as_deref(), Some("22012" | "23505")) =>
+        {
+            Ok(Written::Stale)
+        }
+        Err(e) => Err(DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e)))),
+    }
+}
+
+/// [`write_move`] with [`MoveLists::Values`]. Lists (events, rounds, round
+/// seats, ledger lines) are written as multi-row
+/// `VALUES`, one parameter a field, in the order they were recorded (so event ids
+/// follow it). So the text depends on the lists' lengths; a match plays a few
+/// shapes again and again, and each connection prepares each shape once.
+///
+/// Why `VALUES` and not arrays bound once and unnested: on Citus an
+/// `INSERT … SELECT … FROM unnest(…)` is planned through the coordinator and
+/// written over a connection of its own, which turned every move into a
+/// two-phase commit (measured: one prepared transaction a move). With `VALUES`
+/// and no part reading another's result, every part names the match (`$1`) and
+/// the whole statement is one single-shard transaction on the worker that holds
+/// it (docs/decisions.md, "A move is one statement").
+async fn write_move_values(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
+    use sea_orm::sqlx;
+    let shape = Shape::of(w);
+    let mv = w.mv;
+    let mut q = bind_row(sqlx::query(sqlx::AssertSqlSafe(move_statement(&shape))), w)
         .bind(mv.nonce.as_deref())
         .bind(mv.commitment.as_deref());
     // From here on, in the order `move_statement` numbers them.
@@ -407,23 +469,146 @@ pub async fn write_move(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Wr
             .bind(l.amount)
             .bind(l.reason.as_str());
     }
-    let pool = db.get_postgres_connection_pool();
-    match q.execute(pool).await {
-        Ok(done) if done.rows_affected() == 1 => Ok(Written::Done),
-        Ok(_) => Ok(Written::Stale),
-        Err(sqlx::Error::Database(e))
-            // 22012: the match moved past the version (the guard's division by
-            // zero); 23505: a unique index refused the move (its idempotency key
-            // was used before, or a concurrent writer stored the seat's move).
-            if matches!(e.code().as_deref(), Some("22012" | "23505")) =>
-        {
-            Ok(Written::Stale)
-        }
-        Err(e) => Err(DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e)))),
-    }
+    written(q.execute(db.get_postgres_connection_pool()).await)
 }
 
-/// What the text of [`write_move`]'s statement depends on.
+/// [`write_move`] with [`MoveLists::Arrays`]: lists bound as arrays and
+/// unnested, their order kept (`WITH ORDINALITY`) so that event ids follow the
+/// order the events were recorded in.
+async fn write_move_arrays(db: &DatabaseConnection, w: &MoveWrite<'_>) -> Result<Written, DbErr> {
+    use sea_orm::sqlx;
+    let shape = 3 * usize::from(!w.rounds.is_empty())
+        + match w.deadline {
+            DeadlineWrite::Keep => 0,
+            DeadlineWrite::Set(_) => 1,
+            DeadlineWrite::Clear => 2,
+        };
+    let mv = w.mv;
+    // The texts are made of the constants below only.
+    let mut q = bind_row(
+        sqlx::query(sqlx::AssertSqlSafe(ARRAY_STATEMENTS[shape].as_str())),
+        w,
+    )
+    .bind(w.events.iter().map(|e| e.audience_seat).collect::<Vec<_>>())
+    .bind(w.events.iter().map(|e| e.kind.as_str()).collect::<Vec<_>>())
+    .bind(w.events.iter().map(|e| e.data.as_str()).collect::<Vec<_>>());
+    if !w.rounds.is_empty() {
+        let rounds = || w.rounds.iter().map(|r| &r.round);
+        let seats = || w.rounds.iter().flat_map(|r| r.seats.iter());
+        let ledger = || w.rounds.iter().flat_map(|r| r.ledger.iter());
+        q = q
+            .bind(rounds().map(|r| r.round).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.step).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.value).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.outcome.as_str()).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.total_a).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.total_b).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.lead_seat).collect::<Vec<_>>())
+            .bind(rounds().map(|r| r.subject.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.round).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.seat).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.player_id).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.card.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.kind.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.stake).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.choice.as_deref()).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.success).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.delta).collect::<Vec<_>>())
+            .bind(seats().map(|s| s.drew).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.round).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.seat).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.amount).collect::<Vec<_>>())
+            .bind(ledger().map(|l| l.reason.as_str()).collect::<Vec<_>>());
+    }
+    if let DeadlineWrite::Set(at) = w.deadline {
+        q = q.bind(at);
+    }
+    q = q.bind(mv.nonce.as_deref()).bind(mv.commitment.as_deref());
+    written(q.execute(db.get_postgres_connection_pool()).await)
+}
+
+/// The six texts of [`write_move_arrays`]'s statement: (no rounds, rounds) × (deadline
+/// kept, set, cleared).
+static ARRAY_STATEMENTS: std::sync::LazyLock<[String; 6]> = std::sync::LazyLock::new(|| {
+    let set = DeadlineWrite::Set(DateTime::<Utc>::MIN_UTC);
+    [
+        array_statement(false, DeadlineWrite::Keep),
+        array_statement(false, set),
+        array_statement(false, DeadlineWrite::Clear),
+        array_statement(true, DeadlineWrite::Keep),
+        array_statement(true, set),
+        array_statement(true, DeadlineWrite::Clear),
+    ]
+});
+
+/// The text of [`write_move_arrays`]'s statement for one shape of move.
+fn array_statement(rounds: bool, deadline: DeadlineWrite) -> String {
+    // The move's nonce and commitment are bound last, after the lists and the
+    // deadline, whose numbers depend on the shape.
+    let nonce =
+        (if rounds { 45 } else { 23 }) + usize::from(matches!(deadline, DeadlineWrite::Set(_)));
+    let commitment = nonce + 1;
+    let mut sql = format!(
+        "WITH mv AS (\
+           INSERT INTO moves (match_id, step, seat, player_id, action, public_action, revealed, \
+             completes_step, version_after, created_at, idempotency_key, private_until_end, author, \
+             nonce, commitment) \
+           VALUES ($1, $9, $10, $11, $12, $13, $14, $15, $3, $6, $16, $17, $18, ${nonce}, ${commitment})), \
+         rv AS (\
+           UPDATE moves SET revealed = true \
+           WHERE match_id = $1 AND $19 AND NOT revealed AND NOT private_until_end), \
+         ev AS (\
+           INSERT INTO events (match_id, version, audience_seat, kind, data, created_at) \
+           SELECT $1, $3, e.a, e.k, e.d, $6 \
+           FROM unnest($20::int4[], $21::text[], $22::text[]) WITH ORDINALITY AS e(a, k, d, o) \
+           ORDER BY e.o)",
+    );
+    let mut next = 23;
+    if rounds {
+        sql.push_str(
+            ", rd AS (\
+               INSERT INTO rounds (match_id, round, step, value, outcome, total_a, total_b, \
+                 lead_seat, subject, created_at) \
+               SELECT $1, r.round, r.step, r.value, r.outcome, r.a, r.b, r.lead, r.subject, $6 \
+               FROM unnest($23::int4[], $24::int8[], $25::int8[], $26::text[], $27::int8[], \
+                 $28::int8[], $29::int4[], $30::text[]) \
+                 AS r(round, step, value, outcome, a, b, lead, subject)), \
+             rs AS (\
+               INSERT INTO round_seats (match_id, round, seat, player_id, card, kind, stake, \
+                 choice, success, delta, drew) \
+               SELECT $1, s.* FROM unnest($31::int4[], $32::int4[], $33::uuid[], $34::text[], \
+                 $35::text[], $36::int8[], $37::text[], $38::bool[], $39::int8[], $40::int4[]) \
+                 AS s(round, seat, player, card, kind, stake, choice, success, delta, drew)), \
+             lg AS (\
+               INSERT INTO ledger (match_id, round, seat, amount, reason) \
+               SELECT $1, l.round, l.seat, l.amount, l.reason \
+               FROM unnest($41::int4[], $42::int4[], $43::int8[], $44::text[]) \
+                 WITH ORDINALITY AS l(round, seat, amount, reason, o) \
+               ORDER BY l.o)",
+        );
+        next = 45;
+    }
+    match deadline {
+        DeadlineWrite::Keep => {}
+        DeadlineWrite::Set(_) => sql.push_str(&format!(
+            ", dl AS (\
+               INSERT INTO match_deadlines (match_id, due_at) VALUES ($1, ${next}) \
+               ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
+        )),
+        DeadlineWrite::Clear => {
+            sql.push_str(", dl AS (DELETE FROM match_deadlines WHERE match_id = $1)")
+        }
+    }
+    // The guard: unless the row is still at version $2, 1 / 0 fails the statement.
+    sql.push_str(
+        " UPDATE matches SET version = $3 + 0 * (1 / (CASE WHEN version = $2 THEN 1 ELSE 0 END)), \
+           step = $4, state = $5, updated_at = $6, step_started_at = $7, deadline_at = $8 \
+         WHERE id = $1",
+    );
+    sql
+}
+
+/// What the text of [`write_move_values`]'s statement depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Shape {
     events: usize,
@@ -473,7 +658,7 @@ fn push_rows(
     }
 }
 
-/// The text of [`write_move`]'s statement for one shape of move. Parameters
+/// The text of [`write_move_values`]'s statement for one shape of move. Parameters
 /// 1–21 are the match row and the move; then the deadline (when set), then each
 /// event, round, round seat and ledger line in turn.
 fn move_statement(s: &Shape) -> String {
@@ -572,7 +757,7 @@ mod tests {
                             .take_while(char::is_ascii_digit)
                             .collect::<String>()
                     })
-                    .map(|n| n.parse().unwrap())
+                    .map(|n| n.parse().expect("a parameter number"))
                     .collect();
                 used.sort_unstable();
                 used.dedup();

@@ -578,3 +578,32 @@ async fn kontor_variant_follows_the_seats_and_a_misfit_is_422() {
     .await
     .problem(422, "invalid_seats");
 }
+
+/// The move statement's other list form (multi-row `VALUES`, what a Citus
+/// cluster gets) on this database: whole games of every game, whose bundles
+/// replay, so the rows it wrote are the rows the engines recorded.
+#[tokio::test]
+async fn complete_games_written_with_values_lists_replay_from_their_bundles() {
+    let (app, _clock) = crate::helpers::spawn_app_with(|s| s.move_lists = "values".into()).await;
+    let everybody = app.players(4).await;
+    for (game, seats, options) in [
+        ("malacca", 4, json!({"stakes": "sealed"})),
+        ("heretics", 3, json!({})),
+        ("kontor", 2, json!({"variant": "duel"})),
+        ("cairo", 2, json!({})),
+    ] {
+        let players = &everybody[..seats];
+        let id = app.started_match(players, game, options).await;
+        let (m, _) = app.play_to_end(&id, players, 7).await;
+        assert_eq!(m["status"], "finished", "{game}");
+        let bundle = app
+            .get(&format!("/api/v1/matches/{id}/export"), None)
+            .await
+            .expect(200);
+        let report = app
+            .post("/api/v1/replays/verify", None, &bundle)
+            .await
+            .expect(200);
+        assert_eq!(report["valid"], true, "{game}: {report}");
+    }
+}
