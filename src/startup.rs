@@ -112,11 +112,11 @@ impl Application {
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
         let db = store::connect(&settings).await?;
-        store::migrate(&db, &settings).await?;
+        let on_citus = store::migrate(&db, &settings).await?;
         let move_lists = match settings.move_lists.as_str() {
             "arrays" => store::MoveLists::Arrays,
             "values" => store::MoveLists::Values,
-            _ if store::citus::is_citus(&db).await? => store::MoveLists::Values,
+            _ if on_citus => store::MoveLists::Values,
             _ => store::MoveLists::Arrays,
         };
         let games = registry::all_games();

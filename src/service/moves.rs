@@ -533,22 +533,14 @@ impl Service {
         let now = self.clock.now();
         if let Some(prev) = &replacing {
             // What the others saw of the first move must stay true of the second.
-            let shown = game
-                .public_part(&state, seat_u, &action)?
-                .map(|p| p.to_string());
+            let shown = game.public_part(&state, seat_u, &action)?;
             let was: Option<Value> = prev
                 .public_action
                 .as_deref()
                 .map(serde_json::from_str)
                 .transpose()
                 .map_err(ApiError::internal)?;
-            if shown
-                .as_deref()
-                .map(serde_json::from_str::<Value>)
-                .transpose()
-                .map_err(ApiError::internal)?
-                != was
-            {
+            if shown != was {
                 return Err(ApiError::conflict(
                     "already_moved",
                     "A replacement must show what your sealed move already shows to the others; this one shows something else.",

@@ -108,8 +108,8 @@ pub fn loopback_without_tls(database_url: &str) -> String {
 /// IMMEDIATE transaction (which holds the database's write lock).
 ///
 /// On a Citus coordinator it then lays the tables out (see [`citus`]), under the
-/// same lock, and logs where each went.
-pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<(), DbErr> {
+/// same lock, and logs where each went. Answers whether the database is one.
+pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<bool, DbErr> {
     let tx = begin_write(db).await?;
     let postgres = db.get_database_backend() == DbBackend::Postgres;
     if postgres {
@@ -117,7 +117,8 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<(),
     }
     Migrator::up(&tx, None).await?;
     tx.commit().await?;
-    if postgres && citus::is_citus(db).await? {
+    let on_citus = postgres && citus::is_citus(db).await?;
+    if on_citus {
         let tx = db.begin().await?;
         tx.execute_unprepared(MIGRATION_LOCK).await?;
         let layout = citus::lay_out(&tx, settings.citus_shard_count).await?;
@@ -129,7 +130,7 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<(),
             "citus: tables laid out with the match as tenant"
         );
     }
-    Ok(())
+    Ok(on_citus)
 }
 
 const MIGRATION_LOCK: &str = "SELECT pg_advisory_xact_lock(7153092215)";

@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, Reply, TestApp, spawn_app};
+use crate::helpers::{Player, Reply, TestApp, heretics_position, spawn_app};
 
 /// The players in seat order.
 async fn by_seat(app: &TestApp, id: &str, players: &[Player]) -> Vec<Player> {
@@ -46,18 +46,6 @@ async fn bet(app: &TestApp, id: &str, p: &Player, step: i64, card: &str, stake: 
         json!({"type": "play", "card": card, "stake": stake}),
     )
     .await
-}
-
-fn heretics_position() -> Value {
-    json!({
-        "factions": ["hussites", "reformers", "catholics"],
-        "hand": [
-            ["hussites:1", "hussites:11"],
-            ["reformers:2", "reformers:5"],
-            ["catholics:3", "catholics:4"]
-        ],
-        "city_deck": ["brno", "olomouc", "wroclaw"]
-    })
 }
 
 #[tokio::test]

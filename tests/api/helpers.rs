@@ -517,3 +517,17 @@ impl TestApp {
         }
     }
 }
+
+/// A Heretics position of three seats with two cards each and three plain
+/// cities: seat 0 holds `hussites:1` and `hussites:11`.
+pub fn heretics_position() -> Value {
+    json!({
+        "factions": ["hussites", "reformers", "catholics"],
+        "hand": [
+            ["hussites:1", "hussites:11"],
+            ["reformers:2", "reformers:5"],
+            ["catholics:3", "catholics:4"]
+        ],
+        "city_deck": ["brno", "olomouc", "wroclaw"]
+    })
+}

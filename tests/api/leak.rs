@@ -531,15 +531,7 @@ async fn malacca_sealed_moves_are_indistinguishable_to_everybody_else() {
 
 #[tokio::test]
 async fn heretics_sealed_personalities_are_indistinguishable_to_everybody_else() {
-    let position = json!({
-        "factions": ["hussites", "reformers", "catholics"],
-        "hand": [
-            ["hussites:1", "hussites:11"],
-            ["reformers:2", "reformers:5"],
-            ["catholics:3", "catholics:4"]
-        ],
-        "city_deck": ["brno", "olomouc", "wroclaw"]
-    });
+    let position = crate::helpers::heretics_position();
     differential(
         "heretics",
         3,
