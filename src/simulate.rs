@@ -322,12 +322,17 @@ impl Shared {
                     options: Some(json!({})),
                     bots: Vec::new(),
                     join: true,
+                    visibility: None,
+                    spectators: None,
                 },
             )
             .await
             .map_err(err)?;
         for p in &seated[1..] {
-            service.join_match(p, m.id).await.map_err(err)?;
+            service
+                .join_match(p, m.id, Default::default())
+                .await
+                .map_err(err)?;
         }
         // Seats are taken in joining order, so seat `i` is `seated[i]`.
         let mut moves = 0;

@@ -30,6 +30,7 @@ mod m20261125_180001_add_round_subject;
 mod m20261125_200001_add_ticket_credential;
 mod m20261125_210001_add_move_commitment;
 mod m20261125_220001_add_move_replaced;
+mod m20261126_100001_add_match_visibility_and_invitations;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -85,6 +86,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_200001_add_ticket_credential::Migration),
             Box::new(m20261125_210001_add_move_commitment::Migration),
             Box::new(m20261125_220001_add_move_replaced::Migration),
+            Box::new(m20261126_100001_add_match_visibility_and_invitations::Migration),
         ]
     }
 }

@@ -9,7 +9,7 @@ use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{Granted, RateLimits, TooManyRequests};
 use crate::service::models::{MatchPage, MatchResponse};
-use crate::service::{CreateMatch, ListMatches, Service};
+use crate::service::{CreateMatch, JoinMatch, ListMatches, Service};
 
 /// A new match; the creator takes seat 0.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -34,6 +34,16 @@ pub struct CreateMatchRequest {
     /// only owns the match: seats are filled by others and by bots.
     #[serde(default = "default_true")]
     pub join: bool,
+    /// Who may see the match: `public` (default; listed in the lobby),
+    /// `unlisted` (left out of every list; anyone with its id may read and join
+    /// it) or `private` (exists only for its owner, its seats and its invitees;
+    /// joined by invitation or join code; never rated). Unlisted and private
+    /// matches get a `join_code`, shown to the owner.
+    #[schema(example = "public")]
+    pub visibility: Option<String>,
+    /// Whether players without a seat may watch while it is played (default:
+    /// true, false for a private match). Once over, a match reads as usual.
+    pub spectators: Option<bool>,
 }
 
 fn default_true() -> bool {
@@ -48,7 +58,7 @@ fn default_true() -> bool {
         (status = 201, description = "The match, waiting for players.", body = MatchResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Unknown game, bad seat count, options or position.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unknown game, bad seat count, options, position or visibility.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/matches")]
 pub async fn create_match(
@@ -66,6 +76,8 @@ pub async fn create_match(
                 options: body.options,
                 bots: body.bots,
                 join: body.join,
+                visibility: body.visibility,
+                spectators: body.spectators,
             },
         )
         .await?;
@@ -91,16 +103,19 @@ pub struct ListMatchesQuery {
     pub cursor: Option<String>,
 }
 
-/// Lists matches, newest first.
+/// Lists matches, newest first: the public ones, and the caller's own unlisted
+/// and private ones (those it owns or holds a seat in).
 #[utoipa::path(tag = "matches", operation_id = "list_matches",
     params(ListMatchesQuery),
     responses(
         (status = 200, description = "A page of matches.", body = MatchPage),
         (status = 400, description = "A bad filter, limit or cursor.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches")]
 pub async fn list_matches(
     service: web::Data<Service>,
+    caller: MaybePlayer,
     query: web::Query<ListMatchesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
@@ -111,6 +126,7 @@ pub async fn list_matches(
             status: q.status,
             limit: q.limit,
             cursor: q.cursor,
+            reader: caller.0.map(|p| p.id),
         })
         .await?;
     Ok(HttpResponse::Ok().json(page))
@@ -150,7 +166,8 @@ const MAX_WAIT: u64 = 60;
             headers(("ETag" = String, description = "The same tag."))),
         (status = 400, description = "The id is not a UUID, or a bad after_version or wait.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}")]
 pub async fn get_match(
@@ -175,6 +192,11 @@ pub async fn get_match(
             ));
         }
         (Some(v), w) => {
+            // Nobody waits on a match they may not read: the wait itself would
+            // tell that it exists.
+            service
+                .check_match_visible(caller.0.as_ref().map(|p| p.id), *id)
+                .await?;
             let wait = std::time::Duration::from_secs(w.unwrap_or(30));
             service.wait_for_version(*id, v, wait).await?;
         }
@@ -298,13 +320,123 @@ macro_rules! lifecycle {
     };
 }
 
-lifecycle!(
-    join_match,
-    "/matches/{id}/join",
-    "join_match",
-    "Takes the lowest free seat; the match starts when the last seat is taken.",
-    join_match
-);
+/// How to join: both optional, so an empty body (or none) joins a public match
+/// in the lowest free seat.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinMatchRequest {
+    /// The match's join code: what opens a private match to a player who is
+    /// not invited. Case, spaces and dashes do not matter.
+    #[schema(example = "K7M2QXR9TB")]
+    pub code: Option<String>,
+    /// The seat to take (0-based); the lowest free one when not given.
+    #[schema(example = 1)]
+    pub seat: Option<i64>,
+}
+
+/// A join by code alone.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JoinByCodeRequest {
+    /// The join code the match's owner handed out.
+    #[schema(example = "K7M2QXR9TB")]
+    pub code: String,
+    /// The seat to take (0-based); the lowest free one when not given.
+    #[schema(example = 1)]
+    pub seat: Option<i64>,
+}
+
+/// A body that may be empty: absent means every field's default.
+fn optional_body<T: Default + serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(body).map_err(|e| {
+        if e.is_data() {
+            ApiError::unprocessable(
+                "invalid_body",
+                format!("The request body does not have the expected fields: {e}."),
+            )
+        } else {
+            ApiError::bad_request(
+                "malformed_json",
+                format!("The request body is not valid JSON: {e}."),
+            )
+        }
+    })
+}
+
+/// Takes a seat: the one asked for, or the lowest free one; the match starts
+/// when the last seat is taken. A private match takes its join code, or an
+/// invitation (which joining accepts).
+#[utoipa::path(tag = "matches", operation_id = "join_match",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body(content = Option<JoinMatchRequest>, description = "Optional: a join code and a seat."),
+    responses(
+        (status = 200, description = "The match after the change.", body = MatchResponse),
+        (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one without a valid code or invitation).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not waiting, full, the seat taken, already seated, or the invitation declined.", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The invitation expired (`invitation_expired`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat, a malformed join code, or unknown fields.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/join")]
+pub async fn join_match(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let how: JoinMatchRequest = optional_body(&body)?;
+    let quota = limits.moves(&req, me.id)?;
+    let m = service
+        .join_match(
+            &me,
+            *id,
+            JoinMatch {
+                code: how.code,
+                seat: how.seat,
+            },
+        )
+        .await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(m))
+}
+
+/// Joins the waiting match a join code opens (unlisted or private), in the seat
+/// asked for or the lowest free one.
+#[utoipa::path(tag = "matches", operation_id = "join_match_by_code",
+    security(("bearer" = [])),
+    request_body = JoinByCodeRequest,
+    responses(
+        (status = 200, description = "The match joined.", body = MatchResponse),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No waiting match has this code (`join_code_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Full, the seat taken, or already seated.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat, or a malformed code.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/join")]
+pub async fn join_match_by_code(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    body: web::Json<JoinByCodeRequest>,
+) -> Result<HttpResponse, ApiError> {
+    // Counted before the look-up: codes are guessed at a move's pace at most.
+    let quota = limits.moves(&req, me.id)?;
+    let body = body.into_inner();
+    let m = service
+        .join_match_by_code(&me, &body.code, body.seat)
+        .await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(m))
+}
 lifecycle!(
     start_match,
     "/matches/{id}/start",

@@ -53,6 +53,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(games::get_game)
                 .service(matches::create_match)
                 .service(matches::list_matches)
+                .service(matches::join_match_by_code)
                 .service(matches::get_match)
                 .service(matches::join_match)
                 .service(matches::start_match)

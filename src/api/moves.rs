@@ -95,7 +95,8 @@ pub async fn submit_move(
         (status = 200, description = "A page of moves.", body = MovePage),
         (status = 400, description = "A bad id, limit or cursor.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}/moves")]
 pub async fn list_moves(
@@ -152,7 +153,8 @@ pub struct EventsQuery {
             (String = "text/event-stream"))),
         (status = 400, description = "A bad id, limit, cursor or Last-Event-ID.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "A token or ticket was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}/events")]
 pub async fn list_events(
@@ -189,12 +191,15 @@ pub async fn list_events(
     responses(
         (status = 200, description = "The rounds (always one page).", body = RoundPage),
         (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}/rounds")]
 pub async fn list_rounds(
     service: web::Data<Service>,
+    caller: MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.list_rounds(*id).await?))
+    Ok(HttpResponse::Ok().json(service.list_rounds(caller.0.map(|p| p.id), *id).await?))
 }

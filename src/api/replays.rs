@@ -15,14 +15,17 @@ pub const MAX_BUNDLE_BYTES: usize = 1024 * 1024;
     responses(
         (status = 200, description = "The bundle.", body = ReplayBundle),
         (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/matches/{id}/export")]
 pub async fn export_match(
     service: web::Data<Service>,
+    caller: crate::auth::MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.export_match(*id).await?))
+    Ok(HttpResponse::Ok().json(service.export_match(caller.0.map(|p| p.id), *id).await?))
 }
 
 /// Replays a bundle with the engines and reports whether the seed matches its

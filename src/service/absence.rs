@@ -46,12 +46,9 @@ impl Service {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
             let mut seats = store::seats_of(&tx, id).await?;
-            let i = seats
-                .iter()
-                .position(|s| s.player_id == me.id)
-                .ok_or_else(|| {
-                    ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
-                })?;
+            let Some(i) = seats.iter().position(|s| s.player_id == me.id) else {
+                return Err(self.not_seated(&tx, &m, &seats, me.id).await);
+            };
             if m.status == WAITING {
                 return Err(ApiError::conflict(
                     "match_not_active",

@@ -18,6 +18,7 @@ use crate::games::{AnyState, Progress, Viewer};
 use crate::store::entities::{match_seats, matches};
 use crate::store::{self, MatchFilter};
 
+use super::community::{PRIVATE, bad_code, normalize_code, visibility_of};
 use super::lifecycle::{
     ABORTED, ACTIVE, FINISHED, WAITING, forfeited_seats, not_found, record_events, seed_of,
 };
@@ -36,6 +37,20 @@ pub struct CreateMatch {
     pub bots: Vec<String>,
     /// Whether the creator takes seat 0 (false: it only owns the match).
     pub join: bool,
+    /// `public` (default), `unlisted` or `private`.
+    pub visibility: Option<String>,
+    /// Whether outsiders may watch while it is played (default: true, but for a
+    /// private match).
+    pub spectators: Option<bool>,
+}
+
+/// How a player joins a waiting match.
+#[derive(Default)]
+pub struct JoinMatch {
+    /// The match's join code (needed for a private match one is not invited to).
+    pub code: Option<String>,
+    /// The seat wanted (the lowest free one when not given).
+    pub seat: Option<i64>,
 }
 
 #[derive(Default)]
@@ -45,6 +60,8 @@ pub struct ListMatches {
     pub status: Option<String>,
     pub limit: Option<u64>,
     pub cursor: Option<String>,
+    /// Who asks: the lobby shows them their own unlisted and private matches.
+    pub reader: Option<Uuid>,
 }
 
 /// The service options of a match, given in its `options` object beside the
@@ -329,10 +346,14 @@ impl Service {
             ));
         }
         let variant = game.variant(seats, &game_options)?;
+        let shown = visibility_of(req.visibility, req.spectators)?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
-        // A position match is never rated: its options say so too.
-        let rated = service_options.rated && service_options.position.is_none();
+        // A position match is never rated, nor is a private one (a rating's
+        // history names its matches): its options say so too.
+        let rated = service_options.rated
+            && service_options.position.is_none()
+            && shown.visibility != PRIVATE;
         stored_options.insert("rated".into(), rated.into());
         if let Some(limit) = service_options.move_time_limit {
             stored_options.insert("move_time_limit".into(), limit.into());
@@ -369,6 +390,9 @@ impl Service {
             absent_move_time_limit: service_options.absent_move_time_limit,
             timeout_policy: service_options.timeout_policy,
             step_started_at: None,
+            visibility: shown.visibility,
+            spectators: shown.spectators,
+            join_code: shown.join_code,
         };
         let id = row.id;
         with_retry!(async {
@@ -383,7 +407,10 @@ impl Service {
             let mut m = row.clone();
             let mut seated = Vec::new();
             if req.join {
-                seated.push(self.seat_locked(&tx, &mut m, &seated, me.id, None).await?);
+                seated.push(
+                    self.seat_locked(&tx, &mut m, &seated, me.id, None, None)
+                        .await?,
+                );
             }
             for kind in &req.bots {
                 seated.push(self.seat_bot_locked(&tx, &mut m, &seated, kind).await?);
@@ -409,10 +436,26 @@ impl Service {
         taken: &[match_seats::Model],
         player: Uuid,
         bot: Option<&str>,
+        wanted: Option<i64>,
     ) -> Result<match_seats::Model, ApiError> {
-        let free = (0..m.seat_count)
-            .find(|s| taken.iter().all(|t| t.seat != *s))
-            .ok_or_else(|| ApiError::conflict("match_full", "Every seat is taken."))?;
+        let free = match wanted {
+            None => (0..m.seat_count)
+                .find(|s| taken.iter().all(|t| t.seat != *s))
+                .ok_or_else(|| ApiError::conflict("match_full", "Every seat is taken."))?,
+            Some(w) if !(0..i64::from(m.seat_count)).contains(&w) => {
+                return Err(ApiError::unprocessable(
+                    "invalid_seat",
+                    format!("This match has seats 0 to {}.", m.seat_count - 1),
+                ));
+            }
+            Some(w) if taken.iter().any(|t| i64::from(t.seat) == w) => {
+                return Err(ApiError::conflict(
+                    "seat_taken",
+                    format!("Seat {w} is taken."),
+                ));
+            }
+            Some(w) => w as i32,
+        };
         let now = self.clock.now();
         let seat = match_seats::Model {
             match_id: m.id,
@@ -449,7 +492,8 @@ impl Service {
             .count()
             + 1;
         let account = store::bot_player(tx, &bot_name(kind, n), self.clock.now()).await?;
-        self.seat_locked(tx, m, taken, account.id, Some(kind)).await
+        self.seat_locked(tx, m, taken, account.id, Some(kind), None)
+            .await
     }
 
     /// Seats a bot in a waiting match (its owner only); the match starts when
@@ -463,7 +507,7 @@ impl Service {
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-            self.require_waiting_owner(&m, me)?;
+            self.require_waiting_owner(&tx, &m, me).await?;
             let kinds = self.game_of(&m.game)?.bot_kinds();
             if !kinds.contains(&kind) {
                 return Err(unknown_bot(kind, &kinds));
@@ -486,17 +530,25 @@ impl Service {
         &self,
         me: &AuthenticatedPlayer,
         id: Uuid,
+        how: JoinMatch,
     ) -> Result<MatchResponse, ApiError> {
+        let code = match how.code.as_deref() {
+            None => None,
+            Some(c) => Some(normalize_code(c).ok_or_else(bad_code)?),
+        };
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+            let seats = store::seats_of(&tx, id).await?;
+            let invitation = self
+                .may_join(&tx, &m, &seats, me.id, code.as_deref())
+                .await?;
             if m.status != WAITING {
                 return Err(ApiError::conflict(
                     "match_not_waiting",
                     "This match is no longer waiting for players.",
                 ));
             }
-            let seats = store::seats_of(&tx, id).await?;
             if seats.iter().any(|s| s.player_id == me.id) {
                 return Err(ApiError::conflict(
                     "already_seated",
@@ -509,7 +561,11 @@ impl Service {
                     "The access token names a player that does not exist.",
                 ));
             }
-            self.seat_locked(&tx, &mut m, &seats, me.id, None).await?;
+            self.seat_locked(&tx, &mut m, &seats, me.id, None, how.seat)
+                .await?;
+            if invitation {
+                self.accept_invitation_locked(&tx, &m, me.id).await?;
+            }
             if seats.len() + 1 == m.seat_count as usize {
                 m = self.start_locked(&tx, m).await?;
             }
@@ -529,7 +585,7 @@ impl Service {
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
             let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-            self.require_waiting_owner(&m, me)?;
+            self.require_waiting_owner(&tx, &m, me).await?;
             let m = self.start_locked(&tx, m).await?;
             store::update_match(&tx, m.clone()).await?;
             tx.commit().await?;
@@ -548,9 +604,9 @@ impl Service {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
             let seats = store::seats_of(&tx, id).await?;
-            let mine = seats.iter().find(|s| s.player_id == me.id).ok_or_else(|| {
-                ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
-            })?;
+            let Some(mine) = seats.iter().find(|s| s.player_id == me.id) else {
+                return Err(self.not_seated(&tx, &m, &seats, me.id).await);
+            };
             if m.status != WAITING {
                 return Err(ApiError::conflict(
                     "match_not_waiting",
@@ -598,7 +654,7 @@ impl Service {
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
             let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-            self.require_waiting_owner(&m, me)?;
+            self.require_waiting_owner(&tx, &m, me).await?;
             self.abort_waiting(&tx, &mut m, "cancelled").await?;
             tx.commit().await?;
             Ok::<_, ApiError>(m)
@@ -672,12 +728,19 @@ impl Service {
         Ok(cancelled)
     }
 
-    fn require_waiting_owner(
+    async fn require_waiting_owner(
         &self,
+        tx: &DatabaseTransaction,
         m: &matches::Model,
         me: &AuthenticatedPlayer,
     ) -> Result<(), ApiError> {
         if m.owner_id != Some(me.id) {
+            if m.visibility == PRIVATE {
+                let seats = store::seats_of(tx, m.id).await?;
+                if !self.standing(tx, m, &seats, Some(me.id)).await?.knows() {
+                    return Err(not_found());
+                }
+            }
             return Err(ApiError::forbidden(
                 "not_owner",
                 "Only the match's owner may do this.",
@@ -784,6 +847,8 @@ impl Service {
         id: Uuid,
     ) -> Result<MatchResponse, ApiError> {
         let snap = self.snapshot(id).await?;
+        self.require_visible(&self.db, &snap.row, &snap.seats, caller)
+            .await?;
         self.render(&snap, caller)
     }
 
@@ -916,6 +981,12 @@ impl Service {
             created_at: m.created_at,
             started_at: m.started_at,
             finished_at: m.finished_at,
+            visibility: m.visibility.clone(),
+            spectators: m.spectators,
+            join_code: m
+                .join_code
+                .clone()
+                .filter(|_| caller.is_some() && caller == m.owner_id),
         })
     }
 
@@ -962,6 +1033,7 @@ impl Service {
             status: q.status.clone(),
             player_id,
             before,
+            listed: store::Listed::For(q.reader),
         };
         let mut rows = store::list_matches(&self.db, &filter, limit + 1, false).await?;
         let more = rows.len() as u64 > limit;
@@ -1008,6 +1080,7 @@ impl Service {
                 created_at: m.created_at,
                 started_at: m.started_at,
                 finished_at: m.finished_at,
+                visibility: m.visibility.clone(),
             })
             .collect();
         Ok(MatchPage { items, next_cursor })

@@ -3,6 +3,7 @@
 mod absence;
 pub mod clock;
 pub mod commitment;
+pub mod community;
 pub mod data;
 mod deadlines;
 pub mod hub;
@@ -32,7 +33,7 @@ use crate::games::DynGame;
 use crate::metrics::Metrics;
 
 pub use matches::SERVICE_OPTION_KEYS;
-pub use matches::{CreateMatch, ListMatches};
+pub use matches::{CreateMatch, JoinMatch, ListMatches};
 pub use moves::{SubmitMove, Submitted};
 pub use stats::GameStatsQuery;
 pub use streams::{StreamAuth, StreamFrame};

@@ -186,6 +186,15 @@ pub struct MatchResponse {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// `public` (in the lobby), `unlisted` (not listed; anyone with the id may
+    /// look) or `private` (only its owner, seats and invitees see it).
+    #[schema(example = "public")]
+    pub visibility: String,
+    /// Whether people without a seat may watch the match while it is played.
+    pub spectators: bool,
+    /// The code that lets others join an unlisted or private match; shown to its
+    /// owner only.
+    pub join_code: Option<String>,
 }
 
 /// A match in a list.
@@ -202,6 +211,9 @@ pub struct MatchSummary {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
+    /// `public`, `unlisted` or `private` (lists show the last two only to
+    /// those who take part).
+    pub visibility: String,
 }
 
 /// A page of matches.

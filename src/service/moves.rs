@@ -389,12 +389,9 @@ impl Service {
                 (m, store::seats_of(&tx, id).await?)
             }
         };
-        let mine = seats
-            .iter()
-            .position(|s| s.player_id == me.id)
-            .ok_or_else(|| {
-                ApiError::forbidden("not_seated", "You do not hold a seat in this match.")
-            })?;
+        let Some(mine) = seats.iter().position(|s| s.player_id == me.id) else {
+            return Err(self.not_seated(&tx, &m, &seats, me.id).await);
+        };
         let seat = seats[mine].seat;
         let game = self.game_of(&m.game)?;
         // Parsed once; everything below works on this.
@@ -838,9 +835,7 @@ impl Service {
         cursor: Option<String>,
     ) -> Result<MovePage, ApiError> {
         let limit = page_limit(limit)?;
-        let m = store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
+        let m = self.require_visible_id(caller, id).await?;
         let over = m.status != ACTIVE && m.status != WAITING;
         let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
         let (seats, my_seat) = self.caller_seat(caller, id).await?;
@@ -892,9 +887,7 @@ impl Service {
         cursor: Option<String>,
     ) -> Result<EventPage, ApiError> {
         let limit = page_limit(limit)?;
-        let m = store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
+        let m = self.require_visible_id(caller, id).await?;
         let over = m.status != ACTIVE && m.status != WAITING;
         let after = cursor.map(|c| parse_id_cursor(&c)).transpose()?;
         let (_, my_seat) = self.caller_seat(caller, id).await?;
@@ -922,10 +915,8 @@ impl Service {
         Ok(EventPage { items, next_cursor })
     }
 
-    pub async fn list_rounds(&self, id: Uuid) -> Result<RoundPage, ApiError> {
-        store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
+    pub async fn list_rounds(&self, caller: Option<Uuid>, id: Uuid) -> Result<RoundPage, ApiError> {
+        self.require_visible_id(caller, id).await?;
         let seats = store::seats_of(&self.db, id).await?;
         let names = self.names(&self.db, &seats, None).await?;
         let player_ref = |p: Option<Uuid>| {

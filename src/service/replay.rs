@@ -335,10 +335,21 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
 impl Service {
     /// A match's replay bundle: complete once it is over; before that only public
     /// parts, no seed and no position.
-    pub async fn export_match(&self, id: Uuid) -> Result<ReplayBundle, ApiError> {
-        let m = store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
+    pub async fn export_match(
+        &self,
+        caller: Option<Uuid>,
+        id: Uuid,
+    ) -> Result<ReplayBundle, ApiError> {
+        let m = self.require_visible_id(caller, id).await?;
+        self.bundle_of(m).await
+    }
+
+    /// The bundle of a match the caller may read.
+    async fn bundle_of(
+        &self,
+        m: crate::store::entities::matches::Model,
+    ) -> Result<ReplayBundle, ApiError> {
+        let id = m.id;
         let over = m.status == FINISHED || m.status == ABORTED;
         let seats = store::seats_of(&self.db, id).await?;
         let names = self.names(&self.db, &seats, None).await?;
@@ -480,7 +491,10 @@ impl Service {
         ids.truncate(limit as usize);
         let mut out = String::new();
         for id in &ids {
-            let bundle = self.export_match(*id).await?;
+            let m = store::match_by_id(&self.db, *id)
+                .await?
+                .ok_or_else(not_found)?;
+            let bundle = self.bundle_of(m).await?;
             out.push_str(&serde_json::to_string(&bundle).map_err(ApiError::internal)?);
             out.push('\n');
         }

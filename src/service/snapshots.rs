@@ -177,6 +177,9 @@ mod tests {
             absent_move_time_limit: None,
             timeout_policy: None,
             step_started_at: None,
+            visibility: "public".into(),
+            spectators: true,
+            join_code: None,
         }
     }
 

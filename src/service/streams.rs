@@ -356,13 +356,12 @@ impl Service {
         let after = last_event_id
             .map(|s| s.trim().parse::<i64>().map_err(|_| bad_last_event_id()))
             .transpose()?;
-        store::match_by_id(&self.db, id)
-            .await?
-            .ok_or_else(not_found)?;
         let holder = match auth {
             StreamAuth::Player(h) => Some(h),
             StreamAuth::Anonymous => None,
         };
+        self.require_visible_id(holder.as_ref().map(|h| h.player), id)
+            .await?;
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {

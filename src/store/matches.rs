@@ -332,6 +332,19 @@ pub struct MatchFilter {
     pub player_id: Option<Uuid>,
     /// Only matches whose id is below this one (ids are UUIDv7: time-ordered).
     pub before: Option<Uuid>,
+    /// Which matches a list may show.
+    pub listed: Listed,
+}
+
+/// Which matches a list shows.
+#[derive(Debug, Default, Clone)]
+pub enum Listed {
+    /// Every match (the server's own reads).
+    #[default]
+    All,
+    /// The public ones, and those the reader (when signed in) owns or holds a
+    /// seat in.
+    For(Option<Uuid>),
 }
 
 pub async fn list_matches(
@@ -370,6 +383,20 @@ pub async fn list_matches(
             .filter(match_seats::Column::PlayerId.eq(p))
             .into_query();
         q = q.filter(matches::Column::Id.in_subquery(seated));
+    }
+    if let Listed::For(reader) = filter.listed {
+        let mut shown = sea_orm::Condition::any().add(matches::Column::Visibility.eq("public"));
+        if let Some(r) = reader {
+            let seated = match_seats::Entity::find()
+                .select_only()
+                .column(match_seats::Column::MatchId)
+                .filter(match_seats::Column::PlayerId.eq(r))
+                .into_query();
+            shown = shown
+                .add(matches::Column::OwnerId.eq(r))
+                .add(matches::Column::Id.in_subquery(seated));
+        }
+        q = q.filter(shown);
     }
     q.order_by_desc(matches::Column::Id)
         .limit(limit)
@@ -493,7 +520,8 @@ pub async fn finished_matches(
     let mut q = matches::Entity::find()
         .select_only()
         .column(matches::Column::Id)
-        .filter(matches::Column::Status.eq("finished"));
+        .filter(matches::Column::Status.eq("finished"))
+        .filter(matches::Column::Visibility.eq("public"));
     if let Some(g) = game {
         q = q.filter(matches::Column::Game.eq(g));
     }

@@ -4,6 +4,7 @@
 mod auth;
 mod batch;
 pub mod citus;
+mod community;
 pub mod entities;
 mod matches;
 mod moves;
@@ -16,6 +17,7 @@ mod webhooks;
 
 pub use auth::*;
 pub use batch::*;
+pub use community::*;
 pub use matches::*;
 pub use moves::*;
 pub use players::*;

@@ -81,6 +81,8 @@ pub async fn player_played(
         )
         .and_where(col("s", "player_id").eq(player))
         .and_where(col("m", "status").is_in(statuses.iter().copied()))
+        // A private match exists for nobody else: it counts nowhere public.
+        .and_where(col("m", "visibility").ne("private"))
         .group_by_col((t("m"), t("game")));
     if let Some(g) = game {
         q.and_where(col("m", "game").eq(g));
@@ -578,6 +580,11 @@ pub async fn fold_finished(
     m: &crate::store::entities::matches::Model,
     finished_at: DateTime<Utc>,
 ) -> Result<(), DbErr> {
+    // A private match exists for nobody else: its play stays out of every
+    // public statistic.
+    if m.visibility == "private" {
+        return Ok(());
+    }
     let backend = db.get_database_backend();
     db.execute_raw(Statement::from_sql_and_values(
         backend,

@@ -34,6 +34,14 @@ pub struct Model {
     pub timeout_policy: Option<String>,
     /// When the current step began: every owing seat's deadline counts from it.
     pub step_started_at: Option<ChronoDateTimeUtc>,
+    /// `public` (listed), `unlisted` (not listed; anyone with its id may look) or
+    /// `private` (only its owner, seats and invitees know it exists).
+    pub visibility: String,
+    /// Whether people without a seat may watch it while it is played.
+    pub spectators: bool,
+    /// The code that lets a player join an unlisted or private match (its owner
+    /// hands it out); none for a public one.
+    pub join_code: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -6,6 +6,7 @@ pub mod events;
 pub mod game_data;
 pub mod ledger;
 pub mod match_deadlines;
+pub mod match_invitations;
 pub mod match_results;
 pub mod match_seats;
 pub mod matches;

@@ -1,0 +1,118 @@
+//! Invitations and join codes.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel, QueryFilter,
+    QueryOrder, QuerySelect,
+};
+use uuid::Uuid;
+
+use super::entities::{match_invitations, matches};
+
+/// The invitation of `player` to a match that still counts: pending or
+/// accepted (a pending one past its expiry counts for reading, not for joining).
+pub async fn live_invitation(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+) -> Result<Option<match_invitations::Model>, DbErr> {
+    match_invitations::Entity::find_by_id((match_id, player))
+        .filter(match_invitations::Column::Status.is_in(["pending", "accepted"]))
+        .one(db)
+        .await
+}
+
+/// The invitation of `player` to a match, whatever its status.
+pub async fn invitation(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+) -> Result<Option<match_invitations::Model>, DbErr> {
+    match_invitations::Entity::find_by_id((match_id, player))
+        .one(db)
+        .await
+}
+
+pub async fn insert_invitations(
+    db: &impl ConnectionTrait,
+    rows: Vec<match_invitations::Model>,
+) -> Result<(), DbErr> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    match_invitations::Entity::insert_many(rows.into_iter().map(|r| r.into_active_model()))
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
+}
+
+/// Writes an invitation's answer.
+pub async fn answer_invitation(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+    status: &str,
+    at: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    match_invitations::Entity::update_many()
+        .col_expr(match_invitations::Column::Status, Expr::value(status))
+        .col_expr(match_invitations::Column::AnsweredAt, Expr::value(at))
+        .filter(match_invitations::Column::MatchId.eq(match_id))
+        .filter(match_invitations::Column::PlayerId.eq(player))
+        .exec(db)
+        .await
+        .map(|_| ())
+}
+
+/// A match's invitations, oldest first.
+pub async fn invitations_of_match(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+) -> Result<Vec<match_invitations::Model>, DbErr> {
+    match_invitations::Entity::find()
+        .filter(match_invitations::Column::MatchId.eq(match_id))
+        .order_by_asc(match_invitations::Column::CreatedAt)
+        .order_by_asc(match_invitations::Column::PlayerId)
+        .all(db)
+        .await
+}
+
+/// A player's pending invitations that have not expired by `now`, to waiting
+/// matches, soonest expiry first (a read across shards on Citus, by the
+/// player's index).
+pub async fn pending_invitations_of(
+    db: &impl ConnectionTrait,
+    player: Uuid,
+    now: DateTime<Utc>,
+    limit: u64,
+) -> Result<Vec<match_invitations::Model>, DbErr> {
+    match_invitations::Entity::find()
+        .filter(match_invitations::Column::PlayerId.eq(player))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .order_by_asc(match_invitations::Column::ExpiresAt)
+        .order_by_asc(match_invitations::Column::MatchId)
+        .limit(limit)
+        .all(db)
+        .await
+}
+
+/// The waiting match that a join code opens, if any.
+pub async fn waiting_match_by_code(
+    db: &impl ConnectionTrait,
+    code: &str,
+) -> Result<Option<Uuid>, DbErr> {
+    matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(
+            Condition::all()
+                .add(matches::Column::JoinCode.eq(code))
+                .add(matches::Column::Status.eq("waiting")),
+        )
+        .order_by_asc(matches::Column::Id)
+        .into_tuple::<Uuid>()
+        .one(db)
+        .await
+}
