@@ -569,3 +569,99 @@ async fn kontor_sealed_choices_are_indistinguishable_to_everybody_else() {
     )
     .await;
 }
+
+/// A private match does not exist for anybody outside it: every GET operation of
+/// the spec (streams and move errors included) reads for an outsider and for an
+/// anonymous reader exactly as it did before the match was made, with an id no
+/// match has in its place; for one being played (a sealed move down) and for a
+/// finished one alike.
+#[tokio::test]
+async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let outsider = app.player("outsider").await;
+    let readers = [None, Some(&outsider)];
+    let ghost = uuid::Uuid::now_v7().to_string();
+    let mut before = Vec::new();
+    for reader in readers {
+        before.push(normalized(
+            readable(&app, &ghost, &players[0], reader).await,
+        ));
+    }
+    let position = json!({
+        "round": 1, "captain": 0, "ships": [8, 9], "special_deck": ["trade2", "defense2"],
+        "players": [
+            {"coins": 5, "specials": ["attack2"]},
+            {"coins": 5, "specials": []},
+            {"coins": 5, "specials": []}
+        ]
+    });
+    let mut ids = Vec::new();
+    for (game, seats, options) in [
+        (
+            "malacca",
+            3,
+            json!({"position": position, "stakes": "sealed"}),
+        ),
+        ("cairo", 2, json!({})),
+    ] {
+        let m = app
+            .post(
+                "/api/v1/matches",
+                Some(&players[0].token),
+                &json!({"game": game, "seats": seats, "options": options,
+                        "visibility": "private", "spectators": true}),
+            )
+            .await
+            .expect(201);
+        let id = m["id"].as_str().expect("id").to_owned();
+        let code = m["join_code"].as_str().expect("code").to_owned();
+        for p in &players[1..seats] {
+            app.post(
+                &format!("/api/v1/matches/{id}/join"),
+                Some(&p.token),
+                &json!({"code": code}),
+            )
+            .await
+            .expect(200);
+        }
+        ids.push(id);
+    }
+    app.submit(
+        &ids[0],
+        &players[0],
+        0,
+        json!({"type": "play", "card": "attack2", "stake": 2}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{}/resign", ids[1]),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        app.match_as(&ids[1], Some(&players[0])).await["status"],
+        "finished"
+    );
+    for id in &ids {
+        for (i, reader) in readers.iter().enumerate() {
+            let after = normalized(readable(&app, id, &players[0], *reader).await);
+            assert_eq!(after.len(), before[i].len());
+            for ((what, x), (_, y)) in before[i].iter().zip(&after) {
+                // Metrics count requests and matches per game, never one match.
+                if what.starts_with("GET /metrics") {
+                    continue;
+                }
+                assert_eq!(
+                    x, y,
+                    "reader {i} can tell that private match {id} exists from {what}"
+                );
+            }
+        }
+    }
+    // Its players do read it.
+    app.match_as(&ids[0], Some(&players[2])).await;
+}
