@@ -61,6 +61,9 @@ pub struct Settings {
     /// Days a waiting match may go without anybody joining or leaving before
     /// the server cancels it (`STALE_LOBBY_DAYS`); 0 never does.
     pub stale_lobby_days: u64,
+    /// Hours an invitation to a match stays open unless its sender says
+    /// otherwise (`INVITATION_HOURS`, at least 1).
+    pub invitation_hours: u64,
     /// How the Postgres move statement writes its lists (`MOVE_LISTS`): `auto`
     /// (multi-row `VALUES` on Citus, arrays elsewhere), `arrays` or `values`.
     pub move_lists: String,
@@ -69,6 +72,10 @@ pub struct Settings {
 /// Two weeks: long enough for friends who play by mail, short enough that the
 /// lobby does not fill with matches nobody will join.
 pub const DEFAULT_STALE_LOBBY_DAYS: u64 = 14;
+
+/// A week: a correspondence player looks in at least that often, and the lobby
+/// itself goes stale after two.
+pub const DEFAULT_INVITATION_HOURS: u64 = 7 * 24;
 
 /// A revocation through another replica takes effect within this time.
 pub const DEFAULT_CREDENTIAL_CACHE_MS: u64 = 2000;
@@ -256,6 +263,7 @@ impl Settings {
             match_cache_mib: whole("MATCH_CACHE_MIB", DEFAULT_MATCH_CACHE_MIB)?,
             credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
             stale_lobby_days: whole("STALE_LOBBY_DAYS", DEFAULT_STALE_LOBBY_DAYS)?,
+            invitation_hours: whole("INVITATION_HOURS", DEFAULT_INVITATION_HOURS)?.max(1),
             move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
         };
         settings.check()?;

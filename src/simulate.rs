@@ -324,6 +324,8 @@ impl Shared {
                     join: true,
                     visibility: None,
                     spectators: None,
+                    invite: Vec::new(),
+                    invitation_expires_in: None,
                 },
             )
             .await

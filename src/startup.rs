@@ -161,6 +161,7 @@ impl Application {
                     settings.credential_cache_ms,
                 ))
                 .with_stale_lobby_days(settings.stale_lobby_days)
+                .with_invitation_hours(settings.invitation_hours)
                 .with_move_lists(move_lists),
         );
         let metrics = web::Data::from(metrics);

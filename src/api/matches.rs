@@ -44,6 +44,17 @@ pub struct CreateMatchRequest {
     /// Whether players without a seat may watch while it is played (default:
     /// true, false for a private match). Once over, a match reads as usual.
     pub spectators: Option<bool>,
+    /// Players to invite, by name (at most the seats left free, and 16): each
+    /// finds it under `GET /players/me/invitations` and gets an
+    /// `invitation_sent` event on its feed, stream and webhooks; joining
+    /// accepts. One name makes a challenge.
+    #[serde(default)]
+    #[schema(example = json!(["alice"]))]
+    pub invite: Vec<String>,
+    /// Seconds the invitations stay open: 60 to 2592000 (30 days); the
+    /// server's `INVITATION_HOURS` (a week) when not given.
+    #[schema(minimum = 60, maximum = 2592000)]
+    pub invitation_expires_in: Option<i64>,
 }
 
 fn default_true() -> bool {
@@ -58,7 +69,7 @@ fn default_true() -> bool {
         (status = 201, description = "The match, waiting for players.", body = MatchResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "Unknown game, bad seat count, options, position or visibility.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "Unknown game, bad seat count, options, position, visibility or invitations.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[post("/matches")]
 pub async fn create_match(
@@ -78,6 +89,8 @@ pub async fn create_match(
                 join: body.join,
                 visibility: body.visibility,
                 spectators: body.spectators,
+                invite: body.invite,
+                invitation_expires_in: body.invitation_expires_in,
             },
         )
         .await?;
@@ -347,7 +360,9 @@ pub struct JoinByCodeRequest {
 }
 
 /// A body that may be empty: absent means every field's default.
-fn optional_body<T: Default + serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+pub(super) fn optional_body<T: Default + serde::de::DeserializeOwned>(
+    body: &[u8],
+) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(T::default());
     }

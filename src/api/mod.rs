@@ -1,6 +1,7 @@
 //! HTTP handlers: parse, authenticate, call one service function, answer.
 
 mod auth;
+mod community;
 mod exports;
 mod games;
 pub mod gate;
@@ -32,6 +33,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::create_player)
                 .service(players::get_me)
                 .service(players::get_my_turns)
+                .service(community::get_my_invitations)
                 .service(players::change_password)
                 .service(tokens::create_api_token)
                 .service(tokens::list_api_tokens)
@@ -62,6 +64,10 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(matches::add_bot)
                 .service(matches::resign_match)
                 .service(matches::return_to_match)
+                .service(community::invite_players)
+                .service(community::list_invitations)
+                .service(community::accept_invitation)
+                .service(community::decline_invitation)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
                 .service(moves::submit_move)

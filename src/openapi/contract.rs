@@ -81,6 +81,7 @@ pub const ERROR_CODES: &[&str] = &[
     "invalid_expiry",
     "invalid_idempotency_key",
     "invalid_include",
+    "invalid_invite",
     "invalid_join_code",
     "invalid_last_event_id",
     "invalid_limit",
@@ -99,8 +100,10 @@ pub const ERROR_CODES: &[&str] = &[
     "invalid_visibility",
     "invalid_wait",
     "invalid_webhook_url",
+    "invitation_answered",
     "invitation_declined",
     "invitation_expired",
+    "invitation_not_found",
     "join_code_not_found",
     "malformed_json",
     "match_full",
@@ -129,6 +132,7 @@ pub const ERROR_CODES: &[&str] = &[
     "unauthorized",
     "unknown_bot",
     "unknown_game",
+    "unknown_invitee",
     "unsupported_media_type",
     "weak_password",
     "webhook_not_found",
@@ -404,6 +408,26 @@ fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
                 json!({"seat": seat, "reason": {"type": "string", "enum": ["resigned", "timeout"]}}),
                 &["seat", "reason"],
             ),
+        ),
+        (
+            "invitation_sent",
+            "The match's owner invited `player` until `expires_at`; the invitee's feed, \
+             stream and webhooks carry the match's public events while it is invited.",
+            object(
+                json!({"player": player, "invited_by": player,
+                       "expires_at": {"type": "string", "format": "date-time"}}),
+                &["player", "invited_by", "expires_at"],
+            ),
+        ),
+        (
+            "invitation_accepted",
+            "An invitee accepted (its `player_joined` comes with it).",
+            object(json!({"player": player}), &["player"]),
+        ),
+        (
+            "invitation_declined",
+            "An invitee declined.",
+            object(json!({"player": player}), &["player"]),
         ),
     ]
 }

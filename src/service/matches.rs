@@ -42,6 +42,10 @@ pub struct CreateMatch {
     /// Whether outsiders may watch while it is played (default: true, but for a
     /// private match).
     pub spectators: Option<bool>,
+    /// Names of players to invite.
+    pub invite: Vec<String>,
+    /// Seconds the invitations stay open (the server's default when not given).
+    pub invitation_expires_in: Option<i64>,
 }
 
 /// How a player joins a waiting match.
@@ -347,6 +351,10 @@ impl Service {
         }
         let variant = game.variant(seats, &game_options)?;
         let shown = visibility_of(req.visibility, req.spectators)?;
+        let room = seats.saturating_sub(req.bots.len() + usize::from(req.join));
+        let invitees = self
+            .invitees(&req.invite, me.id, room, req.invitation_expires_in)
+            .await?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
         // A position match is never rated, nor is a private one (a rating's
@@ -415,6 +423,7 @@ impl Service {
             for kind in &req.bots {
                 seated.push(self.seat_bot_locked(&tx, &mut m, &seated, kind).await?);
             }
+            self.invite_locked(&tx, &mut m, me.id, &invitees).await?;
             if seated.len() == seats {
                 m = self.start_locked(&tx, m).await?;
             }
@@ -728,7 +737,7 @@ impl Service {
         Ok(cancelled)
     }
 
-    async fn require_waiting_owner(
+    pub(super) async fn require_waiting_owner(
         &self,
         tx: &DatabaseTransaction,
         m: &matches::Model,

@@ -57,6 +57,8 @@ pub struct Service {
     /// last sweep for such matches ran, by the service's clock.
     stale_lobby: Option<chrono::Duration>,
     last_lobby_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
+    /// How long an invitation stays open when its sender does not say.
+    invitation_ttl: chrono::Duration,
     /// Whether moves may be written as one statement outside a transaction
     /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
     one_statement_moves: bool,
@@ -112,6 +114,7 @@ impl Service {
                 crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
             )),
             last_lobby_sweep: std::sync::Mutex::new(None),
+            invitation_ttl: chrono::Duration::hours(crate::config::DEFAULT_INVITATION_HOURS as i64),
         }
     }
 
@@ -124,6 +127,12 @@ impl Service {
     /// Cancels waiting matches nobody joined or left for `days` (0: never).
     pub fn with_stale_lobby_days(mut self, days: u64) -> Self {
         self.stale_lobby = (days > 0).then(|| chrono::Duration::days(days as i64));
+        self
+    }
+
+    /// Invitations stay open `hours` unless their sender says otherwise.
+    pub fn with_invitation_hours(mut self, hours: u64) -> Self {
+        self.invitation_ttl = chrono::Duration::hours(hours.clamp(1, 24 * 365) as i64);
         self
     }
 

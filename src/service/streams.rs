@@ -321,8 +321,15 @@ impl Service {
             None => StreamPosition { tx: -1, id: 0 },
         };
         let settled = self.settled_tx().await?;
-        let mut rows =
-            store::player_events_after(&self.db, player, after, limit + 1, settled).await?;
+        let mut rows = store::player_events_after(
+            &self.db,
+            player,
+            after,
+            limit + 1,
+            settled,
+            self.clock.now(),
+        )
+        .await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = if more {
@@ -538,7 +545,15 @@ impl Service {
         loop {
             loop {
                 let settled = self.settled_tx().await?;
-                let rows = store::player_events_after(&self.db, player, at, PAGE, settled).await?;
+                let rows = store::player_events_after(
+                    &self.db,
+                    player,
+                    at,
+                    PAGE,
+                    settled,
+                    self.clock.now(),
+                )
+                .await?;
                 for e in &rows {
                     let event = PlayerEventResponse {
                         match_id: e.match_id,
@@ -562,7 +577,9 @@ impl Service {
             // On Postgres an event can be committed but not yet settled (an older
             // transaction elsewhere is still open): look again shortly.
             let settled = self.settled_tx().await?;
-            let pending = store::player_events_pending(&self.db, player, at, settled).await?;
+            let pending =
+                store::player_events_pending(&self.db, player, at, settled, self.clock.now())
+                    .await?;
             let mut wait = if pending {
                 Duration::from_millis(50)
             } else {
@@ -575,7 +592,7 @@ impl Service {
                             let is_mine = match mine.get(&m) {
                                 Some(known) => *known,
                                 None => {
-                                    let seated = store::seat_of_player(&self.db, m, player).await?.is_some();
+                                    let seated = store::follows_match(&self.db, m, player, self.clock.now()).await?;
                                     mine.insert(m, seated);
                                     seated
                                 }

@@ -10,17 +10,60 @@ use uuid::Uuid;
 
 use super::entities::{match_invitations, matches};
 
-/// The invitation of `player` to a match that still counts: pending or
-/// accepted (a pending one past its expiry counts for reading, not for joining).
+/// The invitation of `player` to a match that still stands: pending and not
+/// expired by `now`. (Once accepted, the seat is what counts.)
 pub async fn live_invitation(
     db: &impl ConnectionTrait,
     match_id: Uuid,
     player: Uuid,
+    now: DateTime<Utc>,
 ) -> Result<Option<match_invitations::Model>, DbErr> {
     match_invitations::Entity::find_by_id((match_id, player))
-        .filter(match_invitations::Column::Status.is_in(["pending", "accepted"]))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
         .one(db)
         .await
+}
+
+/// The ids of the matches `player` holds a standing invitation to (pending,
+/// not expired by `now`): a subquery for the player's feed.
+pub fn invited_matches(player: Uuid, now: DateTime<Utc>) -> sea_orm::sea_query::SelectStatement {
+    use sea_orm::QueryTrait;
+    match_invitations::Entity::find()
+        .select_only()
+        .column(match_invitations::Column::MatchId)
+        .filter(match_invitations::Column::PlayerId.eq(player))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .into_query()
+}
+
+/// The players holding a standing invitation to any of `matches`: a subquery
+/// for the webhooks to fan out.
+pub fn invited_players(
+    matches: Vec<Uuid>,
+    now: DateTime<Utc>,
+) -> sea_orm::sea_query::SelectStatement {
+    use sea_orm::QueryTrait;
+    match_invitations::Entity::find()
+        .select_only()
+        .column(match_invitations::Column::PlayerId)
+        .filter(match_invitations::Column::MatchId.is_in(matches))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .into_query()
+}
+
+/// Whether `player` follows a match on its feed: holds a seat in it, or a
+/// standing invitation to it.
+pub async fn follows_match(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    Ok(super::seat_of_player(db, match_id, player).await?.is_some()
+        || live_invitation(db, match_id, player, now).await?.is_some())
 }
 
 /// The invitation of `player` to a match, whatever its status.
@@ -115,4 +158,15 @@ pub async fn waiting_match_by_code(
         .into_tuple::<Uuid>()
         .one(db)
         .await
+}
+
+pub async fn delete_invitation(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+) -> Result<(), DbErr> {
+    match_invitations::Entity::delete_by_id((match_id, player))
+        .exec(db)
+        .await
+        .map(|_| ())
 }

@@ -110,8 +110,9 @@ pub async fn stream_head(db: &impl ConnectionTrait) -> Result<StreamPosition, Db
     }
 }
 
-/// The settled events after `after` of every match `player` holds a seat in that
-/// the player may see (public ones and those of the player's seat), in stream order.
+/// The settled events after `after` of every match `player` holds a seat in (or
+/// a standing invitation to, as of `now`) that the player may see (public ones
+/// and those of the player's seat), in stream order.
 ///
 /// `settled` is a value of [`settled_tx`] read before this call (the shared one of
 /// `Service::settled_tx` will do): an older value is lower, so it holds events
@@ -122,6 +123,7 @@ pub async fn player_events_after(
     after: StreamPosition,
     limit: u64,
     settled: Option<i64>,
+    now: DateTime<Utc>,
 ) -> Result<Vec<events::Model>, DbErr> {
     let seats = match_seats::Entity::find()
         .select_only()
@@ -138,7 +140,11 @@ pub async fn player_events_after(
         )
         .into_query();
     let mut q = events::Entity::find()
-        .filter(events::Column::MatchId.in_subquery(seats))
+        .filter(
+            events::Column::MatchId
+                .in_subquery(seats)
+                .or(events::Column::MatchId.in_subquery(super::invited_matches(player, now))),
+        )
         .filter(
             events::Column::AudienceSeat
                 .is_null()
@@ -221,6 +227,7 @@ pub async fn player_events_pending(
     player: Uuid,
     after: StreamPosition,
     settled: Option<i64>,
+    now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
     let Some(settled) = settled else {
         return Ok(false);
@@ -233,7 +240,11 @@ pub async fn player_events_pending(
     Ok(events::Entity::find()
         .select_only()
         .column(events::Column::Id)
-        .filter(events::Column::MatchId.in_subquery(seats))
+        .filter(
+            events::Column::MatchId
+                .in_subquery(seats)
+                .or(events::Column::MatchId.in_subquery(super::invited_matches(player, now))),
+        )
         .filter(events::Column::Tx.gte(settled))
         .filter(
             events::Column::Tx.gt(after.tx).or(events::Column::Tx

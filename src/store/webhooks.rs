@@ -102,6 +102,7 @@ pub async fn webhooks_after(
 pub async fn webhooks_of_matches(
     db: &impl ConnectionTrait,
     matches: Vec<Uuid>,
+    now: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<webhooks::Model>, DbErr> {
     if matches.is_empty() {
         return Ok(Vec::new());
@@ -109,10 +110,14 @@ pub async fn webhooks_of_matches(
     let seated = match_seats::Entity::find()
         .select_only()
         .column(match_seats::Column::PlayerId)
-        .filter(match_seats::Column::MatchId.is_in(matches))
+        .filter(match_seats::Column::MatchId.is_in(matches.clone()))
         .into_query();
     webhooks::Entity::find()
-        .filter(webhooks::Column::PlayerId.in_subquery(seated))
+        .filter(
+            webhooks::Column::PlayerId
+                .in_subquery(seated)
+                .or(webhooks::Column::PlayerId.in_subquery(super::invited_players(matches, now))),
+        )
         .order_by_asc(webhooks::Column::Id)
         .all(db)
         .await

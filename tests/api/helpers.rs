@@ -95,6 +95,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         match_cache_mib: 32,
         credential_cache_ms: 2000,
         stale_lobby_days: 14,
+        invitation_hours: 168,
         move_lists: std::env::var("MOVE_LISTS").unwrap_or_else(|_| "auto".into()),
     };
     let guard = match std::env::var("TEST_DATABASE_URL")

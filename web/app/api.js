@@ -17,6 +17,7 @@ export const EVENT_KINDS = [
   "ship_revealed", "special_drawn", "special_drawn_count", "stake_placed",
   "step_resolved", "tax", "tie_breaks", "turn_end", "waiting_choice", "water_grant",
   "wave_started", "you_drew", "message",
+  "invitation_sent", "invitation_accepted", "invitation_declined",
 ];
 
 /** An error answer, with the problem document's `detail` as its message. */

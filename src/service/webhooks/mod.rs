@@ -40,6 +40,9 @@ pub const LIFECYCLE_KINDS: &[&str] = &[
     "seat_timed_out",
     "seat_returned",
     "seat_forfeited",
+    "invitation_sent",
+    "invitation_accepted",
+    "invitation_declined",
 ];
 
 /// Every kind.

@@ -98,7 +98,7 @@ impl Service {
 
     /// Fan-out for the webhooks of the players of these matches only.
     async fn fan_out_webhooks_of(&self, matches: Vec<Uuid>) -> Result<usize, ApiError> {
-        let hooks = store::webhooks_of_matches(&self.db, matches).await?;
+        let hooks = store::webhooks_of_matches(&self.db, matches, self.clock.now()).await?;
         Ok(self.fan_out_each(&hooks).await)
     }
 
@@ -143,9 +143,15 @@ impl Service {
         let mut made = 0;
         loop {
             let settled = self.settled_tx().await?;
-            let events =
-                store::player_events_after(&self.db, hook.player_id, at, EVENTS_PER_STEP, settled)
-                    .await?;
+            let events = store::player_events_after(
+                &self.db,
+                hook.player_id,
+                at,
+                EVENTS_PER_STEP,
+                settled,
+                self.clock.now(),
+            )
+            .await?;
             let Some(last) = events.last() else {
                 return Ok(made);
             };

@@ -1,0 +1,162 @@
+//! Invitations to matches: sent by a match's owner, answered by the invited.
+
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::Deserialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use crate::auth::{AuthenticatedPlayer, MaybePlayer};
+use crate::errors::{ApiError, Problem};
+use crate::ratelimit::{RateLimits, TooManyRequests};
+use crate::service::Service;
+use crate::service::community::{InvitationList, MyInvitations};
+use crate::service::models::MatchResponse;
+
+/// More players to invite to a waiting match.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteRequest {
+    /// Names of the players to invite (1 to 16, at most the match's seats). A
+    /// player invited before is invited again (a new expiry, pending again).
+    #[schema(example = json!(["alice", "bob"]))]
+    pub players: Vec<String>,
+    /// Seconds the invitations stay open: 60 to 2592000 (30 days); the
+    /// server's `INVITATION_HOURS` (a week) when not given.
+    #[schema(minimum = 60, maximum = 2592000)]
+    pub expires_in: Option<i64>,
+}
+
+/// Invites players to a waiting match (its owner only). Each invitee finds it
+/// under `GET /players/me/invitations` and gets an `invitation_sent` event on
+/// its feed, stream and webhooks; it may see the match even if private.
+#[utoipa::path(tag = "invitations", operation_id = "invite_players",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body = InviteRequest,
+    responses(
+        (status = 200, description = "Every invitation of the match.", body = InvitationList),
+        (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Not the match's owner.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not waiting, or an invitee already holds a seat.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "An unknown player, yourself, a name twice, too many, or a bad expiry.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/invitations")]
+pub async fn invite_players(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Json<InviteRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.moves(&req, me.id)?;
+    let list = service
+        .invite_players(&me, *id, &body.players, body.expires_in)
+        .await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(list))
+}
+
+/// Who was invited to the match and how each answered (for whoever may read
+/// the match).
+#[utoipa::path(tag = "invitations", operation_id = "list_invitations",
+    params(("id" = Uuid, Path, description = "The match id.")),
+    responses(
+        (status = 200, description = "The invitations, oldest first.", body = InvitationList),
+        (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of).", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/matches/{id}/invitations")]
+pub async fn list_invitations(
+    service: web::Data<Service>,
+    caller: MaybePlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.invitations_of(caller.0.map(|p| p.id), *id).await?))
+}
+
+/// Accepting: a seat, optionally chosen.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptInvitationRequest {
+    /// The seat to take (0-based); the lowest free one when not given.
+    pub seat: Option<i64>,
+}
+
+/// Accepts your invitation: takes a seat, as `POST /matches/{id}/join` does
+/// (which accepts it as well).
+#[utoipa::path(tag = "invitations", operation_id = "accept_invitation",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body(content = Option<AcceptInvitationRequest>, description = "Optional: a seat."),
+    responses(
+        (status = 200, description = "The match joined.", body = MatchResponse),
+        (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match, or no invitation of yours (`invitation_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already answered, the match not waiting or full, or the seat taken.", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The invitation expired (`invitation_expired`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat, or unknown fields.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/invitations/accept")]
+pub async fn accept_invitation(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let how: AcceptInvitationRequest = super::matches::optional_body(&body)?;
+    let quota = limits.moves(&req, me.id)?;
+    let m = service.accept_invitation(&me, *id, how.seat).await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(m))
+}
+
+/// Declines your invitation; the match's players see it in its invitations
+/// and an `invitation_declined` event.
+#[utoipa::path(tag = "invitations", operation_id = "decline_invitation",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    responses(
+        (status = 200, description = "Your invitation, declined.", body = InvitationList),
+        (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match, or no invitation of yours (`invitation_not_found`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already answered (`invitation_answered`).", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The invitation expired (`invitation_expired`).", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/invitations/decline")]
+pub async fn decline_invitation(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.moves(&req, me.id)?;
+    let list = service.decline_invitation(&me, *id).await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(list))
+}
+
+/// Your open invitations: pending, not expired, to matches still waiting;
+/// soonest expiry first (at most 200).
+#[utoipa::path(tag = "invitations", operation_id = "get_my_invitations",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Your invitations.", body = MyInvitations),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/players/me/invitations")]
+pub async fn get_my_invitations(
+    service: web::Data<Service>,
+    me: AuthenticatedPlayer,
+) -> Result<HttpResponse, ApiError> {
+    Ok(HttpResponse::Ok().json(service.my_invitations(&me).await?))
+}
