@@ -384,3 +384,371 @@ async fn a_private_match_counts_in_no_public_statistics() {
     let exported = app.get("/api/v1/exports/matches", None).await;
     assert!(!exported.text.contains(&id), "bulk export lists it");
 }
+
+// ---------------------------------------------------------------- invitations
+
+/// Reads the player's feed until an event of `kind` shows (the feed holds
+/// events back while older transactions are open, on Postgres).
+async fn feed_kinds(app: &TestApp, p: &Player, kind: &str) -> Vec<String> {
+    let mut kinds = Vec::new();
+    for _ in 0..100 {
+        let feed = app
+            .get("/api/v1/players/me/events", Some(&p.token))
+            .await
+            .expect(200);
+        kinds = feed["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap_or("").to_owned())
+            .collect();
+        if kinds.iter().any(|k| k == kind) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    kinds
+}
+
+fn invitation_of<'a>(list: &'a Value, name: &str) -> &'a Value {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .find(|i| i["player"]["name"] == name)
+        .unwrap_or_else(|| panic!("no invitation of {name} in {list}"))
+}
+
+#[tokio::test]
+async fn invitees_find_a_private_match_accept_or_decline_and_the_owner_sees_who_answered() {
+    let app = spawn_app().await;
+    let players = app.players(4).await;
+    let (owner, alice, bob, outsider) = (&players[0], &players[1], &players[2], &players[3]);
+    let m = create(
+        &app,
+        owner,
+        json!({"game": "malacca", "seats": 3, "visibility": "private",
+               "invite": [alice.name, bob.name.to_uppercase()]}),
+    )
+    .await;
+    let id = id_of(&m);
+    // Each invitee finds it, may read it, and is told on its feed.
+    for p in [alice, bob] {
+        let mine = app
+            .get("/api/v1/players/me/invitations", Some(&p.token))
+            .await
+            .expect(200);
+        assert_eq!(mine["items"].as_array().expect("items").len(), 1, "{mine}");
+        assert_eq!(mine["items"][0]["match_id"], id.as_str());
+        assert_eq!(mine["items"][0]["invited_by"]["name"], owner.name.as_str());
+        assert_eq!(mine["items"][0]["visibility"], "private");
+        app.get(&format!("/api/v1/matches/{id}"), Some(&p.token))
+            .await
+            .expect(200);
+        let kinds = feed_kinds(&app, p, "invitation_sent").await;
+        assert!(kinds.iter().any(|k| k == "invitation_sent"), "{kinds:?}");
+    }
+    let none = app
+        .get("/api/v1/players/me/invitations", Some(&outsider.token))
+        .await
+        .expect(200);
+    assert_eq!(none["items"], json!([]));
+    // Read once, after the invitees' feeds showed the invitation.
+    let feed = app
+        .get("/api/v1/players/me/events", Some(&outsider.token))
+        .await
+        .expect(200);
+    assert_eq!(feed["items"], json!([]), "{feed}");
+    app.get(
+        &format!("/api/v1/matches/{id}/invitations"),
+        Some(&outsider.token),
+    )
+    .await
+    .problem(404, "match_not_found");
+    // Alice accepts, choosing her seat; Bob declines.
+    let joined = app
+        .post(
+            &format!("/api/v1/matches/{id}/invitations/accept"),
+            Some(&alice.token),
+            &json!({"seat": 2}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(joined["your_seat"], 2);
+    let declined = app
+        .post(
+            &format!("/api/v1/matches/{id}/invitations/decline"),
+            Some(&bob.token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(declined["items"][0]["status"], "declined");
+    let list = app
+        .get(
+            &format!("/api/v1/matches/{id}/invitations"),
+            Some(&owner.token),
+        )
+        .await
+        .expect(200);
+    assert_eq!(invitation_of(&list, &alice.name)["status"], "accepted");
+    assert_eq!(invitation_of(&list, &bob.name)["status"], "declined");
+    assert!(invitation_of(&list, &bob.name)["answered_at"].is_string());
+    let events = app
+        .get(&format!("/api/v1/matches/{id}/events"), Some(&owner.token))
+        .await
+        .expect(200);
+    let kinds: Vec<&str> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter_map(|e| e["kind"].as_str())
+        .collect();
+    for k in [
+        "invitation_sent",
+        "invitation_accepted",
+        "invitation_declined",
+    ] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    // A declined invitation is answered: Bob no longer sees the private match,
+    // and can neither accept nor join without the code.
+    app.get(&format!("/api/v1/matches/{id}"), Some(&bob.token))
+        .await
+        .problem(404, "match_not_found");
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations/accept"),
+        Some(&bob.token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "invitation_answered");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&bob.token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "invitation_declined");
+    // Outsiders answer nothing.
+    for answer in ["accept", "decline"] {
+        app.post(
+            &format!("/api/v1/matches/{id}/invitations/{answer}"),
+            Some(&outsider.token),
+            &json!({}),
+        )
+        .await
+        .problem(404, "match_not_found");
+    }
+}
+
+#[tokio::test]
+async fn an_expired_invitation_can_be_neither_accepted_nor_declined() {
+    let (app, clock) = crate::helpers::spawn_app_with_manual_clock().await;
+    let players = app.players(2).await;
+    let m = create(
+        &app,
+        &players[0],
+        json!({"game": "malacca", "seats": 3, "visibility": "private",
+               "invite": [players[1].name], "invitation_expires_in": 60}),
+    )
+    .await;
+    let id = id_of(&m);
+    let list = app
+        .get(
+            &format!("/api/v1/matches/{id}/invitations"),
+            Some(&players[0].token),
+        )
+        .await
+        .expect(200);
+    assert_eq!(invitation_of(&list, &players[1].name)["status"], "pending");
+    clock.advance(chrono::Duration::seconds(61));
+    for answer in ["accept", "decline"] {
+        app.post(
+            &format!("/api/v1/matches/{id}/invitations/{answer}"),
+            Some(&players[1].token),
+            &json!({}),
+        )
+        .await
+        .problem(410, "invitation_expired");
+    }
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .problem(410, "invitation_expired");
+    let mine = app
+        .get("/api/v1/players/me/invitations", Some(&players[1].token))
+        .await
+        .expect(200);
+    assert_eq!(mine["items"], json!([]));
+    // An expired invitee is an outsider again.
+    app.get(&format!("/api/v1/matches/{id}"), Some(&players[1].token))
+        .await
+        .problem(404, "match_not_found");
+    let list = app
+        .get(
+            &format!("/api/v1/matches/{id}/invitations"),
+            Some(&players[0].token),
+        )
+        .await
+        .expect(200);
+    assert_eq!(invitation_of(&list, &players[1].name)["status"], "expired");
+    // Invited again, it may accept.
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations"),
+        Some(&players[0].token),
+        &json!({"players": [players[1].name]}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations/accept"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+}
+
+#[tokio::test]
+async fn bad_invitations_are_refused_and_change_nothing() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let owner = &players[0];
+    for (invite, extra, code) in [
+        (json!(["nobody"]), json!({}), "unknown_invitee"),
+        (json!(["bot.random.1"]), json!({}), "unknown_invitee"),
+        (json!([owner.name]), json!({}), "invalid_invite"),
+        (
+            json!([players[1].name, players[1].name]),
+            json!({}),
+            "invalid_invite",
+        ),
+        (
+            json!([players[1].name, players[2].name]),
+            json!({"seats": 2}),
+            "invalid_invite",
+        ),
+        (
+            json!([players[1].name]),
+            json!({"invitation_expires_in": 10}),
+            "invalid_expiry",
+        ),
+        (
+            json!([players[1].name]),
+            json!({"invitation_expires_in": 99999999}),
+            "invalid_expiry",
+        ),
+        (json!("alice"), json!({}), "invalid_body"),
+    ] {
+        let mut body = json!({"game": "cairo", "seats": 3, "invite": invite});
+        for (k, v) in extra.as_object().expect("object") {
+            body[k] = v.clone();
+        }
+        app.post("/api/v1/matches", Some(&owner.token), &body)
+            .await
+            .problem(422, code);
+    }
+    let mine = app
+        .get("/api/v1/matches", Some(&owner.token))
+        .await
+        .expect(200);
+    assert!(listed_ids(&mine).is_empty(), "{mine}");
+    for p in &players[1..] {
+        let inv = app
+            .get("/api/v1/players/me/invitations", Some(&p.token))
+            .await
+            .expect(200);
+        assert_eq!(inv["items"], json!([]));
+    }
+    // Only the owner invites, and nobody already seated.
+    let m = create(&app, owner, json!({"game": "malacca", "seats": 3})).await;
+    let id = id_of(&m);
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations"),
+        Some(&players[1].token),
+        &json!({"players": [players[2].name]}),
+    )
+    .await
+    .problem(403, "not_owner");
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations"),
+        Some(&owner.token),
+        &json!({"players": [players[1].name]}),
+    )
+    .await
+    .problem(409, "already_seated");
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations"),
+        Some(&owner.token),
+        &json!({"players": []}),
+    )
+    .await
+    .problem(422, "invalid_invite");
+    let list = app
+        .get(&format!("/api/v1/matches/{id}/invitations"), None)
+        .await
+        .expect(200);
+    assert_eq!(list["items"], json!([]));
+    app.post(
+        &format!("/api/v1/matches/{id}/invitations/decline"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .problem(404, "invitation_not_found");
+}
+
+#[tokio::test]
+async fn an_invitee_webhook_is_sent_the_invitation() {
+    let (app, _clock) = crate::helpers::spawn_app_with(|s| {
+        s.webhooks.allow_private = true;
+        s.webhooks.poll_ms = 20;
+    })
+    .await;
+    let players = app.players(2).await;
+    let hook = app
+        .post(
+            "/api/v1/players/me/webhooks",
+            Some(&players[1].token),
+            &json!({"url": "http://127.0.0.1:9/hook", "events": ["invitation_sent"]}),
+        )
+        .await
+        .expect(201);
+    let hook_id = hook["webhook"]["id"].as_str().expect("id").to_owned();
+    let m = create(
+        &app,
+        &players[0],
+        json!({"game": "malacca", "seats": 3, "visibility": "private",
+               "invite": [players[1].name]}),
+    )
+    .await;
+    let id = id_of(&m);
+    let mut found = Value::Null;
+    for _ in 0..200 {
+        let d = app
+            .get(
+                &format!("/api/v1/players/me/webhooks/{hook_id}/deliveries"),
+                Some(&players[1].token),
+            )
+            .await
+            .expect(200);
+        if let Some(item) = d["items"].as_array().and_then(|a| a.first()) {
+            found = item.clone();
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(found["match_id"], id.as_str(), "{found}");
+    assert_eq!(found["kind"], "invitation_sent", "{found}");
+}

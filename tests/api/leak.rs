@@ -24,6 +24,14 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/players/me/events".to_owned()],
     );
     f.insert(
+        "/api/v1/players/me/invitations",
+        vec!["/api/v1/players/me/invitations".to_owned()],
+    );
+    f.insert(
+        "/api/v1/matches/{id}/invitations",
+        vec![format!("/api/v1/matches/{id}/invitations")],
+    );
+    f.insert(
         "/api/v1/players/me/tokens",
         vec!["/api/v1/players/me/tokens".to_owned()],
     );
@@ -580,6 +588,7 @@ async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
     let app = spawn_app().await;
     let players = app.players(3).await;
     let outsider = app.player("outsider").await;
+    let invitee = app.player("invitee").await;
     let readers = [None, Some(&outsider)];
     let ghost = uuid::Uuid::now_v7().to_string();
     let mut before = Vec::new();
@@ -610,7 +619,8 @@ async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
                 "/api/v1/matches",
                 Some(&players[0].token),
                 &json!({"game": game, "seats": seats, "options": options,
-                        "visibility": "private", "spectators": true}),
+                        "visibility": "private", "spectators": true,
+                        "invite": [invitee.name]}),
             )
             .await
             .expect(201);
@@ -662,6 +672,7 @@ async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
             }
         }
     }
-    // Its players do read it.
+    // Its players and its invitee do read it.
     app.match_as(&ids[0], Some(&players[2])).await;
+    app.match_as(&ids[0], Some(&invitee)).await;
 }
