@@ -4,8 +4,8 @@ use sea_orm_migration::{prelude::*, schema::*};
 pub struct Migration;
 
 /// Playing with people one chooses: a match's visibility (`public`, `unlisted`,
-/// `private`), whether spectators may watch it, its join code, and the invitations
-/// its owner sent.
+/// `private`), whether spectators may watch it, its join code, the match it is a
+/// rematch of, and the invitations its owner sent.
 ///
 /// Invitations belong to a match: `match_invitations` carries `match_id` first in
 /// its primary key, so on Citus it is distributed by it and colocated with
@@ -41,9 +41,13 @@ const UP: &[&str] = &[
     "ALTER TABLE matches ADD COLUMN spectators boolean NOT NULL DEFAULT true",
     "ALTER TABLE matches ADD COLUMN join_code varchar NULL",
     "CREATE INDEX IF NOT EXISTS idx_matches_join_code ON matches (join_code)",
+    "ALTER TABLE matches ADD COLUMN rematch_of uuid NULL",
+    "CREATE INDEX IF NOT EXISTS idx_matches_rematch_of ON matches (rematch_of)",
 ];
 
 const DOWN: &[&str] = &[
+    "DROP INDEX IF EXISTS idx_matches_rematch_of",
+    "ALTER TABLE matches DROP COLUMN rematch_of",
     "DROP INDEX IF EXISTS idx_matches_join_code",
     "ALTER TABLE matches DROP COLUMN join_code",
     "ALTER TABLE matches DROP COLUMN spectators",

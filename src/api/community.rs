@@ -160,3 +160,43 @@ pub async fn get_my_invitations(
 ) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(service.my_invitations(&me).await?))
 }
+
+/// "Play again": the first seated player of a finished match to ask creates a
+/// new match with the same game, options and visibility and a new seed,
+/// keeping its seat (bots keep theirs); every other player is invited. Each
+/// other player accepts by asking too (or by accepting the invitation), which
+/// seats it in the same rematch.
+#[utoipa::path(tag = "invitations", operation_id = "rematch",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The finished match's id.")),
+    responses(
+        (status = 201, description = "The rematch, just created, waiting for the others.", body = MatchResponse,
+            headers(("Location" = String, description = "The new match."))),
+        (status = 200, description = "The rematch another player created, now joined (or already).", body = MatchResponse),
+        (status = 400, description = "The id is not a UUID.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "You did not play in this match (`not_seated`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not finished, the rematch is full or started, or you declined it.", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "Your invitation to the rematch expired.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/rematch")]
+pub async fn rematch(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.moves(&req, me.id)?;
+    let (m, created) = service.rematch(&me, *id).await?;
+    Ok(if created {
+        quota
+            .headers(HttpResponse::Created())
+            .insert_header(("Location", format!("/api/v1/matches/{}", m.id)))
+            .json(m)
+    } else {
+        quota.headers(HttpResponse::Ok()).json(m)
+    })
+}

@@ -68,6 +68,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(community::list_invitations)
                 .service(community::accept_invitation)
                 .service(community::decline_invitation)
+                .service(community::rematch)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
                 .service(moves::submit_move)

@@ -108,6 +108,7 @@ pub const ERROR_CODES: &[&str] = &[
     "malformed_json",
     "match_full",
     "match_not_active",
+    "match_not_finished",
     "match_not_found",
     "match_not_waiting",
     "method_not_allowed",

@@ -401,6 +401,7 @@ impl Service {
             visibility: shown.visibility,
             spectators: shown.spectators,
             join_code: shown.join_code,
+            rematch_of: None,
         };
         let id = row.id;
         with_retry!(async {
@@ -495,13 +496,25 @@ impl Service {
         taken: &[match_seats::Model],
         kind: &str,
     ) -> Result<match_seats::Model, ApiError> {
+        self.seat_bot_at_locked(tx, m, taken, kind, None).await
+    }
+
+    /// [`Self::seat_bot_locked`] in a given seat.
+    async fn seat_bot_at_locked(
+        &self,
+        tx: &DatabaseTransaction,
+        m: &mut matches::Model,
+        taken: &[match_seats::Model],
+        kind: &str,
+        seat: Option<i64>,
+    ) -> Result<match_seats::Model, ApiError> {
         let n = taken
             .iter()
             .filter(|s| s.bot.as_deref() == Some(kind))
             .count()
             + 1;
         let account = store::bot_player(tx, &bot_name(kind, n), self.clock.now()).await?;
-        self.seat_locked(tx, m, taken, account.id, Some(kind), None)
+        self.seat_locked(tx, m, taken, account.id, Some(kind), seat)
             .await
     }
 
@@ -996,6 +1009,7 @@ impl Service {
                 .join_code
                 .clone()
                 .filter(|_| caller.is_some() && caller == m.owner_id),
+            rematch_of: m.rematch_of,
         })
     }
 
@@ -1148,5 +1162,129 @@ impl Service {
             ))
         });
         Ok(super::models::TurnsResponse { items })
+    }
+}
+
+impl Service {
+    /// "Play again": a new match of a finished one's game with its options and
+    /// visibility, a new seed (and join code), its owner the first to ask. The
+    /// asker and the bots keep their seats; every other player of the finished
+    /// match is invited, and accepts by asking for the rematch too (or by
+    /// accepting the invitation, or joining). Asking again, by anyone, answers
+    /// the same rematch.
+    pub async fn rematch(
+        &self,
+        me: &AuthenticatedPlayer,
+        old_id: Uuid,
+    ) -> Result<(MatchResponse, bool), ApiError> {
+        let made = with_retry!(async {
+            let tx = store::begin_write(&self.db).await?;
+            let old = store::lock_match(&tx, old_id)
+                .await?
+                .ok_or_else(not_found)?;
+            let seats = store::seats_of(&tx, old_id).await?;
+            let Some(mine) = seats
+                .iter()
+                .find(|s| s.player_id == me.id && s.bot.is_none())
+            else {
+                return Err(self.not_seated(&tx, &old, &seats, me.id).await);
+            };
+            if old.status != FINISHED {
+                return Err(ApiError::conflict(
+                    "match_not_finished",
+                    "A rematch is offered once the match is finished.",
+                ));
+            }
+            if let Some(existing) = store::rematch_of(&tx, old_id).await? {
+                return Ok::<_, ApiError>((existing, false));
+            }
+            self.game_of(&old.game)?;
+            let data = self
+                .data
+                .current(&old.game)
+                .ok_or_else(|| ApiError::internal("no component data"))?;
+            let options: Value = serde_json::from_str(&old.options).map_err(ApiError::internal)?;
+            let asked_rated = options
+                .get("rated")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            let seed = new_seed()?;
+            let shown = visibility_of(Some(old.visibility.clone()), Some(old.spectators))?;
+            let now = self.clock.now();
+            let row = matches::Model {
+                id: Uuid::now_v7(),
+                game: old.game.clone(),
+                status: WAITING.into(),
+                seat_count: old.seat_count,
+                owner_id: Some(me.id),
+                options: old.options.clone(),
+                position: old.position.clone(),
+                rated: asked_rated && old.position.is_none() && old.visibility != PRIVATE,
+                seed: seed.to_vec(),
+                seed_sha256: sha256_hex(&seed),
+                state: None,
+                step: 0,
+                version: 0,
+                engine_version: env!("CARGO_PKG_VERSION").into(),
+                data_sha256: data.sha256.clone(),
+                created_at: now,
+                started_at: None,
+                finished_at: None,
+                updated_at: now,
+                variant: old.variant.clone(),
+                deadline_at: None,
+                move_time_limit: old.move_time_limit,
+                absent_move_time_limit: old.absent_move_time_limit,
+                timeout_policy: old.timeout_policy.clone(),
+                step_started_at: None,
+                visibility: shown.visibility,
+                spectators: shown.spectators,
+                join_code: shown.join_code,
+                rematch_of: Some(old_id),
+            };
+            store::insert_match(&tx, row.clone()).await?;
+            let mut m = row;
+            let mut seated = vec![
+                self.seat_locked(&tx, &mut m, &[], me.id, None, Some(i64::from(mine.seat)))
+                    .await?,
+            ];
+            for bot in seats.iter().filter(|s| s.bot.is_some()) {
+                let kind = bot.bot.clone().unwrap_or_default();
+                let s = self
+                    .seat_bot_at_locked(&tx, &mut m, &seated, &kind, Some(i64::from(bot.seat)))
+                    .await?;
+                seated.push(s);
+            }
+            let others: Vec<Uuid> = seats
+                .iter()
+                .filter(|s| s.bot.is_none() && s.player_id != me.id)
+                .map(|s| s.player_id)
+                .collect();
+            let players = store::players_by_ids(&tx, others).await?;
+            let invitees = super::community::Invitees {
+                players,
+                expires_at: now + self.invitation_ttl,
+            };
+            self.invite_locked(&tx, &mut m, me.id, &invitees).await?;
+            if seated.len() == m.seat_count as usize {
+                m = self.start_locked(&tx, m).await?;
+            }
+            store::update_match(&tx, m.clone()).await?;
+            tx.commit().await?;
+            self.committed(&m);
+            tracing::info!(match.id = %m.id, rematch_of = %old_id, "rematch created");
+            Ok((m.id, true))
+        })?;
+        let (id, created) = made;
+        if !created {
+            if let Ok(current) = self.get_match(Some(me.id), id).await
+                && current.your_seat.is_some()
+            {
+                return Ok((current, false));
+            }
+            // Accepting: the invitation (or the match's openness) decides.
+            return Ok((self.join_match(me, id, JoinMatch::default()).await?, false));
+        }
+        Ok((self.get_match(Some(me.id), id).await?, true))
     }
 }

@@ -195,6 +195,8 @@ pub struct MatchResponse {
     /// The code that lets others join an unlisted or private match; shown to its
     /// owner only.
     pub join_code: Option<String>,
+    /// The finished match this one is a rematch of.
+    pub rematch_of: Option<Uuid>,
 }
 
 /// A match in a list.

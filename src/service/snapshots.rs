@@ -180,6 +180,7 @@ mod tests {
             visibility: "public".into(),
             spectators: true,
             join_code: None,
+            rematch_of: None,
         }
     }
 

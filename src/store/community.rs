@@ -170,3 +170,15 @@ pub async fn delete_invitation(
         .await
         .map(|_| ())
 }
+
+/// The rematch of a finished match, if one was made.
+pub async fn rematch_of(db: &impl ConnectionTrait, old: Uuid) -> Result<Option<Uuid>, DbErr> {
+    matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id)
+        .filter(matches::Column::RematchOf.eq(old))
+        .order_by_asc(matches::Column::Id)
+        .into_tuple::<Uuid>()
+        .one(db)
+        .await
+}

@@ -42,6 +42,8 @@ pub struct Model {
     /// The code that lets a player join an unlisted or private match (its owner
     /// hands it out); none for a public one.
     pub join_code: Option<String>,
+    /// The finished match this one replays with the same players and options.
+    pub rematch_of: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
