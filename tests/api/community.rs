@@ -752,3 +752,175 @@ async fn an_invitee_webhook_is_sent_the_invitation() {
     assert_eq!(found["match_id"], id.as_str(), "{found}");
     assert_eq!(found["kind"], "invitation_sent", "{found}");
 }
+
+// ---------------------------------------------------------------- rematch
+
+/// A two-seat Cairo match of `players`, finished by the second's resignation.
+async fn finished_cairo(app: &TestApp, players: &[Player], body: Value) -> String {
+    let mut body = body;
+    body["game"] = "cairo".into();
+    body["seats"] = 2.into();
+    let m = create(app, &players[0], body).await;
+    let id = id_of(&m);
+    let code = m["join_code"].clone();
+    app.post(
+        &format!("/api/v1/matches/{id}/join"),
+        Some(&players[1].token),
+        &json!({"code": code}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{id}/resign"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(
+        app.match_as(&id, Some(&players[0])).await["status"],
+        "finished"
+    );
+    id
+}
+
+#[tokio::test]
+async fn a_rematch_has_the_same_players_and_options_a_new_seed_and_starts_when_each_accepts() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let old_id = finished_cairo(
+        &app,
+        &players,
+        json!({"options": {"rated": false}, "visibility": "unlisted"}),
+    )
+    .await;
+    let old = app.match_as(&old_id, Some(&players[0])).await;
+    // The loser asks first: it owns the rematch and keeps its seat.
+    let r = app
+        .post(
+            &format!("/api/v1/matches/{old_id}/rematch"),
+            Some(&players[1].token),
+            &json!({}),
+        )
+        .await;
+    let location = r
+        .headers
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let new = r.expect(201);
+    let new_id = id_of(&new);
+    assert_eq!(location, Some(format!("/api/v1/matches/{new_id}")));
+    assert_ne!(new_id, old_id);
+    assert_eq!(new["rematch_of"], old_id.as_str());
+    assert_eq!(new["status"], "waiting");
+    assert_eq!(new["owner"]["name"], players[1].name.as_str());
+    assert_eq!(new["your_seat"], 1);
+    assert_eq!(new["options"], old["options"]);
+    assert_eq!(new["visibility"], "unlisted");
+    assert_eq!(new["rated"], false);
+    assert_ne!(new["seed_sha256"], old["seed_sha256"]);
+    assert!(new["join_code"].is_string());
+    // The other player is invited, and accepts by asking too.
+    let mine = app
+        .get("/api/v1/players/me/invitations", Some(&players[0].token))
+        .await
+        .expect(200);
+    assert_eq!(mine["items"][0]["match_id"], new_id.as_str());
+    let joined = app
+        .post(
+            &format!("/api/v1/matches/{old_id}/rematch"),
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(joined["id"], new_id.as_str());
+    assert_eq!(joined["your_seat"], 0);
+    assert_eq!(joined["status"], "active");
+    // Asking again answers the same match.
+    let again = app
+        .post(
+            &format!("/api/v1/matches/{old_id}/rematch"),
+            Some(&players[1].token),
+            &json!({}),
+        )
+        .await
+        .expect(200);
+    assert_eq!(again["id"], new_id.as_str());
+    // Only players of a finished match ask.
+    app.post(
+        &format!("/api/v1/matches/{old_id}/rematch"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .problem(403, "not_seated");
+    app.post(
+        &format!("/api/v1/matches/{new_id}/rematch"),
+        Some(&players[0].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "match_not_finished");
+    app.post(
+        &format!("/api/v1/matches/{}/rematch", uuid::Uuid::now_v7()),
+        Some(&players[0].token),
+        &json!({}),
+    )
+    .await
+    .problem(404, "match_not_found");
+}
+
+#[tokio::test]
+async fn a_private_rematch_stays_private_and_a_declined_one_cannot_be_joined() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let old_id = finished_cairo(&app, &players, json!({"visibility": "private"})).await;
+    app.post(
+        &format!("/api/v1/matches/{old_id}/rematch"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .problem(404, "match_not_found");
+    let new = app
+        .post(
+            &format!("/api/v1/matches/{old_id}/rematch"),
+            Some(&players[0].token),
+            &json!({}),
+        )
+        .await
+        .expect(201);
+    let new_id = id_of(&new);
+    assert_eq!(new["visibility"], "private");
+    app.get(
+        &format!("/api/v1/matches/{new_id}"),
+        Some(&players[2].token),
+    )
+    .await
+    .problem(404, "match_not_found");
+    app.get(
+        &format!("/api/v1/matches/{new_id}"),
+        Some(&players[1].token),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{new_id}/invitations/decline"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        &format!("/api/v1/matches/{old_id}/rematch"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .problem(409, "invitation_declined");
+    let still = app.match_as(&new_id, Some(&players[0])).await;
+    assert_eq!(still["status"], "waiting");
+    assert!(still["seats"][1]["player"].is_null());
+}
