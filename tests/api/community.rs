@@ -127,6 +127,15 @@ async fn a_private_match_is_joined_with_its_code_and_is_not_found_without_it() {
     )
     .await
     .problem(404, "match_not_found");
+    // A long poll answers at once, as for no match, instead of waiting.
+    let started = std::time::Instant::now();
+    app.get(
+        &format!("/api/v1/matches/{id}?after_version=999&wait=5"),
+        Some(&outsider.token),
+    )
+    .await
+    .problem(404, "match_not_found");
+    assert!(started.elapsed() < std::time::Duration::from_secs(4));
     // With the code (typed loosely), by id or by the code alone.
     let loose = format!("{}-{}", &code[..5], &code[5..]).to_lowercase();
     let joined = app
