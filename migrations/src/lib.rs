@@ -35,13 +35,17 @@ mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
 
+/// The `matches.visibility` of a match that exists for nobody outside it: its
+/// play stays out of every rebuilt statistic, as out of the live ones.
+pub const PRIVATE: &str = "private";
+
 /// Empties the statistics' running totals and builds them again, at every grain
 /// kept today, from the typed history tables: a repair for an operator who doubts
 /// them, and what the tests compare the incremental totals with.
 pub async fn rebuild_stat_totals<C: sea_orm_migration::sea_orm::ConnectionTrait>(
     db: &C,
 ) -> Result<(), DbErr> {
-    stat_totals::rebuild(db, &GRAINS).await
+    stat_totals::rebuild(db, &GRAINS, Some(PRIVATE)).await
 }
 
 /// [`rebuild_stat_totals`], telling `progress` before each of its statements
@@ -50,7 +54,7 @@ pub async fn rebuild_stat_totals_reporting<C: sea_orm_migration::sea_orm::Connec
     db: &C,
     progress: &mut (dyn FnMut(usize, usize, &str) + Send),
 ) -> Result<(), DbErr> {
-    stat_totals::rebuild_reporting(db, &GRAINS, progress).await
+    stat_totals::rebuild_reporting(db, &GRAINS, Some(PRIVATE), progress).await
 }
 
 pub struct Migrator;

@@ -193,7 +193,7 @@ impl MigrationTrait for Migration {
             )
             .await?;
         // The grains this schema began with; a later migration adds coarser ones.
-        stat_totals::rebuild(manager.get_connection(), &[GRAIN_HOUR, GRAIN_DAY]).await?;
+        stat_totals::rebuild(manager.get_connection(), &[GRAIN_HOUR, GRAIN_DAY], None).await?;
         Ok(())
     }
 

@@ -12,10 +12,10 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        stat_totals::rebuild(manager.get_connection(), &GRAINS).await
+        stat_totals::rebuild(manager.get_connection(), &GRAINS, None).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        stat_totals::rebuild(manager.get_connection(), &[GRAIN_HOUR, GRAIN_DAY]).await
+        stat_totals::rebuild(manager.get_connection(), &[GRAIN_HOUR, GRAIN_DAY], None).await
     }
 }

@@ -229,8 +229,15 @@ pub fn fold_statements(scope: &str, grains: &[i16]) -> Vec<String> {
 
 /// Empties the running totals and builds them again from every finished match: the
 /// backfill of this migration, and a repair for an operator who doubts them.
-pub async fn rebuild<C: ConnectionTrait>(db: &C, grains: &[i16]) -> Result<(), DbErr> {
-    rebuild_reporting(db, grains, &mut |_, _, _| {}).await
+/// Migrations that ran before matches had a visibility rebuild with `private:
+/// None`; the rebuild of today passes the column's value for a private match,
+/// whose play counts in no public statistic.
+pub async fn rebuild<C: ConnectionTrait>(
+    db: &C,
+    grains: &[i16],
+    private: Option<&str>,
+) -> Result<(), DbErr> {
+    rebuild_reporting(db, grains, private, &mut |_, _, _| {}).await
 }
 
 /// [`rebuild`], telling `progress` before each statement: its number (from 1),
@@ -238,8 +245,12 @@ pub async fn rebuild<C: ConnectionTrait>(db: &C, grains: &[i16]) -> Result<(), D
 pub async fn rebuild_reporting<C: ConnectionTrait>(
     db: &C,
     grains: &[i16],
+    private: Option<&str>,
     progress: &mut (dyn FnMut(usize, usize, &str) + Send),
 ) -> Result<(), DbErr> {
+    let hidden = private
+        .map(|p| format!(" AND m.visibility <> '{}'", p.replace('\'', "''")))
+        .unwrap_or_default();
     let (hour, day) = match db.get_database_backend() {
         DbBackend::Postgres => (
             "CAST(FLOOR(EXTRACT(EPOCH FROM m.finished_at) / 3600) AS BIGINT)",
@@ -264,7 +275,7 @@ pub async fn rebuild_reporting<C: ConnectionTrait>(
         format!(
             "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
              SELECT m.id, m.game, m.seat_count, m.variant, m.position IS NOT NULL, {hour}, {day} \
-             FROM matches m WHERE m.status = 'finished' AND m.finished_at IS NOT NULL"
+             FROM matches m WHERE m.status = 'finished' AND m.finished_at IS NOT NULL{hidden}"
         ),
     ));
     for sql in fold_statements("TRUE", grains) {

@@ -24,7 +24,8 @@ use crate::store::entities::{match_invitations, match_seats, matches, players};
 
 pub const PUBLIC: &str = "public";
 pub const UNLISTED: &str = "unlisted";
-pub const PRIVATE: &str = "private";
+/// The one spelling of a private match, shared with the statistics' rebuild.
+pub const PRIVATE: &str = migration::PRIVATE;
 
 /// How a new match may be seen, as asked for at its creation.
 pub(super) struct Visibility {

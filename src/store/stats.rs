@@ -82,7 +82,7 @@ pub async fn player_played(
         .and_where(col("s", "player_id").eq(player))
         .and_where(col("m", "status").is_in(statuses.iter().copied()))
         // A private match exists for nobody else: it counts nowhere public.
-        .and_where(col("m", "visibility").ne("private"))
+        .and_where(col("m", "visibility").ne(migration::PRIVATE))
         .group_by_col((t("m"), t("game")));
     if let Some(g) = game {
         q.and_where(col("m", "game").eq(g));
@@ -582,7 +582,7 @@ pub async fn fold_finished(
 ) -> Result<(), DbErr> {
     // A private match exists for nobody else: its play stays out of every
     // public statistic.
-    if m.visibility == "private" {
+    if m.visibility == migration::PRIVATE {
         return Ok(());
     }
     let backend = db.get_database_backend();
