@@ -3,6 +3,7 @@
 
 mod auth;
 mod batch;
+mod chat;
 pub mod citus;
 mod community;
 pub mod entities;
@@ -17,6 +18,7 @@ mod webhooks;
 
 pub use auth::*;
 pub use batch::*;
+pub use chat::*;
 pub use community::*;
 pub use matches::*;
 pub use moves::*;

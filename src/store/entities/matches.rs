@@ -44,6 +44,9 @@ pub struct Model {
     pub join_code: Option<String>,
     /// The finished match this one replays with the same players and options.
     pub rematch_of: Option<Uuid>,
+    /// Who may write in its chat: `players`, `everyone` (signed-in spectators
+    /// too) or `off`.
+    pub chat: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
