@@ -30,6 +30,9 @@ pub struct Settings {
     /// Moves a minute per client address (every seat of a match may play from
     /// one host); 0 turns this one off.
     pub rate_limit_moves_per_min_per_address: u32,
+    /// Chat messages a minute per player (`RATE_LIMIT_CHAT_PER_MIN`); 0 turns
+    /// the limit off.
+    pub rate_limit_chat_per_min: u32,
     /// Peers whose X-Forwarded-For names the client address.
     pub trusted_proxies: Vec<crate::network::Network>,
     /// Origins browsers may call the API from; empty: no CORS headers at all.
@@ -250,6 +253,7 @@ impl Settings {
             rate_limit_auth_per_min: per_minute("RATE_LIMIT_AUTH_PER_MIN", 60)?,
             rate_limit_moves_per_min,
             rate_limit_moves_per_min_per_address,
+            rate_limit_chat_per_min: per_minute("RATE_LIMIT_CHAT_PER_MIN", 20)?,
             trusted_proxies,
             cors_origins,
             data_dir: var("DATA_DIR").map(PathBuf::from),

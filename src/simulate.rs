@@ -326,6 +326,7 @@ impl Shared {
                     spectators: None,
                     invite: Vec::new(),
                     invitation_expires_in: None,
+                    chat: None,
                 },
             )
             .await

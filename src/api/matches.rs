@@ -55,6 +55,11 @@ pub struct CreateMatchRequest {
     /// server's `INVITATION_HOURS` (a week) when not given.
     #[schema(minimum = 60, maximum = 2592000)]
     pub invitation_expires_in: Option<i64>,
+    /// Who writes in the match's chat: `players` (default: its seated players
+    /// and owner; whoever may read the match reads), `everyone` (signed-in
+    /// spectators write too) or `off`.
+    #[schema(example = "players")]
+    pub chat: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -91,6 +96,7 @@ pub async fn create_match(
                 spectators: body.spectators,
                 invite: body.invite,
                 invitation_expires_in: body.invitation_expires_in,
+                chat: body.chat,
             },
         )
         .await?;

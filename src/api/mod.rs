@@ -1,6 +1,7 @@
 //! HTTP handlers: parse, authenticate, call one service function, answer.
 
 mod auth;
+mod chat;
 mod community;
 mod exports;
 mod games;
@@ -34,6 +35,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::get_me)
                 .service(players::get_my_turns)
                 .service(community::get_my_invitations)
+                .service(chat::list_mutes)
+                .service(chat::mute_player)
+                .service(chat::unmute_player)
                 .service(players::change_password)
                 .service(tokens::create_api_token)
                 .service(tokens::list_api_tokens)
@@ -69,6 +73,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(community::accept_invitation)
                 .service(community::decline_invitation)
                 .service(community::rematch)
+                .service(chat::post_chat_message)
+                .service(chat::list_chat_messages)
+                .service(chat::delete_chat_message)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
                 .service(moves::submit_move)

@@ -17,6 +17,9 @@ pub enum Key {
     Account(String),
     /// An authenticated player.
     Player(Uuid),
+    /// An authenticated player, for one kind of request counted apart from its
+    /// moves (its chat).
+    PlayerFor(&'static str, Uuid),
 }
 
 /// Where a key stands after a request: what the RateLimit-* headers say.

@@ -34,6 +34,7 @@ pub struct RateLimits {
     auth_per_min: u32,
     moves_per_min: u32,
     moves_per_min_per_address: u32,
+    chat_per_min: u32,
     trusted_proxies: Vec<Network>,
     clock: Arc<dyn Clock>,
 }
@@ -46,7 +47,7 @@ pub struct RateLimits {
     content_type = "application/problem+json",
     headers(
         ("RateLimit" = String, description = "The limit as it stands (IETF RateLimit header fields): `\"<policy>\";r=<requests left: 0>;t=<seconds until the allowance is whole again>`."),
-        ("RateLimit-Policy" = String, description = "The limit's policy: `\"<policy>\";q=<requests a minute, and in a burst>;w=60`; policies are `auth`, `moves` and `verify`."),
+        ("RateLimit-Policy" = String, description = "The limit's policy: `\"<policy>\";q=<requests a minute, and in a burst>;w=60`; policies are `auth`, `moves`, `chat` and `verify`."),
         ("RateLimit-Limit" = u32, description = "Requests allowed per minute (and in a burst)."),
         ("RateLimit-Remaining" = u32, description = "Requests left now: 0."),
         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."),
@@ -101,6 +102,7 @@ impl RateLimits {
             auth_per_min: settings.rate_limit_auth_per_min,
             moves_per_min: settings.rate_limit_moves_per_min,
             moves_per_min_per_address: settings.rate_limit_moves_per_min_per_address,
+            chat_per_min: settings.rate_limit_chat_per_min,
             trusted_proxies: settings.trusted_proxies.clone(),
             clock,
         }
@@ -145,6 +147,19 @@ impl RateLimits {
             (self.address("moves", req), self.moves_per_min_per_address),
         ];
         self.check(&keys, "moves", "moves")
+    }
+
+    /// Chat messages: per player (a person types; a flood is refused), and
+    /// per address with five times the allowance.
+    pub fn chat(&self, req: &HttpRequest, player: Uuid) -> Result<Granted, ApiError> {
+        let keys = [
+            (Key::PlayerFor("chat", player), self.chat_per_min),
+            (
+                self.address("chat", req),
+                self.chat_per_min.saturating_mul(5),
+            ),
+        ];
+        self.check(&keys, "chat", "chat messages")
     }
 
     /// Replay verification: per address.

@@ -46,6 +46,8 @@ pub struct CreateMatch {
     pub invite: Vec<String>,
     /// Seconds the invitations stay open (the server's default when not given).
     pub invitation_expires_in: Option<i64>,
+    /// Who writes in the match's chat: `players` (default), `everyone` or `off`.
+    pub chat: Option<String>,
 }
 
 /// How a player joins a waiting match.
@@ -351,6 +353,7 @@ impl Service {
         }
         let variant = game.variant(seats, &game_options)?;
         let shown = visibility_of(req.visibility, req.spectators)?;
+        let chat = super::chat::chat_mode_of(req.chat.as_deref())?;
         let room = seats.saturating_sub(req.bots.len() + usize::from(req.join));
         let invitees = self
             .invitees(&req.invite, me.id, room, req.invitation_expires_in)
@@ -402,6 +405,7 @@ impl Service {
             spectators: shown.spectators,
             join_code: shown.join_code,
             rematch_of: None,
+            chat,
         };
         let id = row.id;
         with_retry!(async {
@@ -1010,6 +1014,7 @@ impl Service {
                 .clone()
                 .filter(|_| caller.is_some() && caller == m.owner_id),
             rematch_of: m.rematch_of,
+            chat: m.chat.clone(),
         })
     }
 
@@ -1241,6 +1246,7 @@ impl Service {
                 spectators: shown.spectators,
                 join_code: shown.join_code,
                 rematch_of: Some(old_id),
+                chat: old.chat.clone(),
             };
             store::insert_match(&tx, row.clone()).await?;
             let mut m = row;

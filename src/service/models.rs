@@ -197,6 +197,10 @@ pub struct MatchResponse {
     pub join_code: Option<String>,
     /// The finished match this one is a rematch of.
     pub rematch_of: Option<Uuid>,
+    /// Who writes in its chat: `players` (its seated players and owner),
+    /// `everyone` (signed-in spectators too) or `off`.
+    #[schema(example = "players")]
+    pub chat: String,
 }
 
 /// A match in a list.

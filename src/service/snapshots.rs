@@ -181,6 +181,7 @@ mod tests {
             spectators: true,
             join_code: None,
             rematch_of: None,
+            chat: "players".into(),
         }
     }
 

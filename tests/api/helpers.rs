@@ -79,6 +79,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         rate_limit_auth_per_min: 60,
         rate_limit_moves_per_min: 600,
         rate_limit_moves_per_min_per_address: 3000,
+        rate_limit_chat_per_min: 20,
         trusted_proxies: Vec::new(),
         cors_origins: Vec::new(),
         data_dir: None,

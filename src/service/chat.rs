@@ -1,0 +1,383 @@
+//! Match chat: messages for the seated players (and, by the match's `chat`
+//! option, signed-in spectators), kept with the match and in its export; a
+//! player's mutes; deleting a message.
+//!
+//! The chat is a log of its own (`match_messages`), not events: a message
+//! neither moves the match's `version` nor takes an event id, so moves, long
+//! polls and the events' order are untouched. A row is written under the
+//! match's row lock with the match's last event id (`after_event`), which is
+//! where a match's stream puts it among the events. The server never writes
+//! into a chat itself, so nothing sealed can reach it.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::lifecycle::not_found;
+use super::models::PlayerRef;
+use super::{Service, with_retry};
+use crate::auth::AuthenticatedPlayer;
+use crate::errors::ApiError;
+use crate::store;
+use crate::store::entities::{match_messages, match_seats, matches};
+
+/// Seated players (and the owner) write; whoever may read the match reads.
+pub const CHAT_PLAYERS: &str = "players";
+/// Signed-in spectators write too.
+pub const CHAT_EVERYONE: &str = "everyone";
+/// No chat.
+pub const CHAT_OFF: &str = "off";
+
+/// The longest message, in characters, after trimming.
+pub const MAX_MESSAGE_CHARS: usize = 500;
+
+/// A chat row that is a message (the others are deletion notices).
+pub const MESSAGE: &str = "message";
+/// A chat row telling that a message was deleted.
+pub const DELETED: &str = "deleted";
+
+/// The stream's event kinds for the chat.
+pub const CHAT_MESSAGE_EVENT: &str = "chat_message";
+pub const CHAT_DELETED_EVENT: &str = "chat_message_deleted";
+
+/// Checks a new match's `chat` option.
+pub(super) fn chat_mode_of(chat: Option<&str>) -> Result<String, ApiError> {
+    match chat {
+        None => Ok(CHAT_PLAYERS.to_owned()),
+        Some(c) if [CHAT_PLAYERS, CHAT_EVERYONE, CHAT_OFF].contains(&c) => Ok(c.to_owned()),
+        Some(_) => Err(ApiError::unprocessable(
+            "invalid_chat",
+            "chat is \"players\", \"everyone\" or \"off\".",
+        )),
+    }
+}
+
+/// A message as read: its text is gone once deleted (who deleted it, and when,
+/// are kept).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ChatMessageResponse {
+    /// The message's number in its match's chat (from 1; deletion notices take
+    /// numbers too, so there are gaps).
+    pub id: i64,
+    pub match_id: Uuid,
+    pub author: PlayerRef,
+    /// The text; null once deleted.
+    pub text: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub deleted_at: Option<DateTime<Utc>>,
+    pub deleted_by: Option<PlayerRef>,
+}
+
+/// A page of a match's messages, oldest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ChatMessagePage {
+    pub items: Vec<ChatMessageResponse>,
+    pub next_cursor: Option<String>,
+}
+
+/// What a stream's `chat_message_deleted` carries.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ChatDeletedNotice {
+    pub match_id: Uuid,
+    /// The deleted message's id.
+    pub message_id: i64,
+    pub deleted_by: PlayerRef,
+    pub deleted_at: DateTime<Utc>,
+}
+
+/// A player one muted.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MuteResponse {
+    pub player: PlayerRef,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The players one muted, oldest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MuteList {
+    pub items: Vec<MuteResponse>,
+}
+
+/// A message's text, trimmed: 1 to 500 characters, no control characters
+/// (line breaks neither: a chat line is one line).
+fn checked_text(text: &str) -> Result<String, ApiError> {
+    let text = text.trim();
+    let n = text.chars().count();
+    if n == 0 || n > MAX_MESSAGE_CHARS {
+        return Err(ApiError::unprocessable(
+            "invalid_chat_message",
+            format!(
+                "A message is 1 to {MAX_MESSAGE_CHARS} characters (spaces around it not counted)."
+            ),
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(ApiError::unprocessable(
+            "invalid_chat_message",
+            "A message holds no control characters (line breaks among them).",
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+fn chat_message_not_found() -> ApiError {
+    ApiError::not_found("chat_message_not_found", "This match has no such message.")
+}
+
+/// Who may delete any message of a match's chat: its owner. The one place
+/// that decides it (a moderator role would be added here).
+pub(super) fn may_moderate_chat(m: &matches::Model, caller: Uuid) -> bool {
+    m.owner_id == Some(caller)
+}
+
+impl Service {
+    /// Whether `me` may write in `m`'s chat (read access already checked).
+    fn may_write_chat(
+        m: &matches::Model,
+        seats: &[match_seats::Model],
+        me: Uuid,
+    ) -> Result<(), ApiError> {
+        let member = m.owner_id == Some(me) || seats.iter().any(|s| s.player_id == me);
+        match m.chat.as_str() {
+            CHAT_OFF => Err(ApiError::forbidden("chat_off", "This match has no chat.")),
+            CHAT_EVERYONE => Ok(()),
+            _ if member => Ok(()),
+            _ => Err(ApiError::forbidden(
+                "chat_players_only",
+                "Only the match's players write in its chat.",
+            )),
+        }
+    }
+
+    /// Writes a message in a match's chat.
+    pub async fn post_chat_message(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        text: &str,
+    ) -> Result<ChatMessageResponse, ApiError> {
+        let text = checked_text(text)?;
+        let row = with_retry!(async {
+            let tx = store::begin_write(&self.db).await?;
+            let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+            let seats = store::seats_of(&tx, id).await?;
+            self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+            Self::may_write_chat(&m, &seats, me.id)?;
+            let row = match_messages::Model {
+                match_id: id,
+                seq: store::last_chat_seq(&tx, id).await? + 1,
+                kind: MESSAGE.into(),
+                author_id: me.id,
+                text: Some(text.clone()),
+                target_seq: None,
+                after_event: store::last_event_id(&tx, id).await?,
+                created_at: self.clock.now(),
+                deleted_at: None,
+                deleted_by: None,
+            };
+            store::insert_chat_row(&tx, row.clone()).await?;
+            tx.commit().await?;
+            Ok::<_, ApiError>(row)
+        })?;
+        self.hub.changed(id);
+        let mut out = self.chat_responses(&[row]).await?;
+        out.pop()
+            .ok_or_else(|| ApiError::internal("a message vanished"))
+    }
+
+    /// A page of a match's messages for whoever may read the match, leaving
+    /// out the players the caller muted.
+    pub async fn chat_messages(
+        &self,
+        caller: Option<Uuid>,
+        id: Uuid,
+        limit: Option<u64>,
+        cursor: Option<String>,
+    ) -> Result<ChatMessagePage, ApiError> {
+        let limit = super::page_limit(limit)?;
+        self.require_visible_id(caller, id).await?;
+        let after = match cursor {
+            Some(c) => super::decode_cursor(&c)?.parse::<i64>().map_err(|_| {
+                ApiError::bad_request(
+                    "invalid_cursor",
+                    "The cursor is not one this server issued.",
+                )
+            })?,
+            None => 0,
+        };
+        let muted = self.muted_by(caller).await?;
+        let mut rows = store::chat_messages(&self.db, id, after, &muted, limit + 1).await?;
+        let more = rows.len() as u64 > limit;
+        rows.truncate(limit as usize);
+        let next_cursor = if more {
+            rows.last()
+                .map(|r| super::encode_cursor(&r.seq.to_string()))
+        } else {
+            None
+        };
+        Ok(ChatMessagePage {
+            items: self.chat_responses(&rows).await?,
+            next_cursor,
+        })
+    }
+
+    /// Deletes a message (its author, or whoever may moderate the match); the
+    /// match's streams get a `chat_message_deleted`. Deleting it again changes
+    /// nothing.
+    pub async fn delete_chat_message(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        message: i64,
+    ) -> Result<(), ApiError> {
+        let changed = with_retry!(async {
+            let tx = store::begin_write(&self.db).await?;
+            let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+            let seats = store::seats_of(&tx, id).await?;
+            self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+            let row = store::chat_row(&tx, id, message)
+                .await?
+                .filter(|r| r.kind == MESSAGE)
+                .ok_or_else(chat_message_not_found)?;
+            if row.author_id != me.id && !may_moderate_chat(&m, me.id) {
+                return Err(ApiError::forbidden(
+                    "not_chat_moderator",
+                    "Only a message's author and the match's owner delete it.",
+                ));
+            }
+            if row.deleted_at.is_some() {
+                return Ok(false);
+            }
+            let now = self.clock.now();
+            store::mark_chat_deleted(&tx, id, message, me.id, now).await?;
+            let notice = match_messages::Model {
+                match_id: id,
+                seq: store::last_chat_seq(&tx, id).await? + 1,
+                kind: DELETED.into(),
+                author_id: me.id,
+                text: None,
+                target_seq: Some(message),
+                after_event: store::last_event_id(&tx, id).await?,
+                created_at: now,
+                deleted_at: None,
+                deleted_by: None,
+            };
+            store::insert_chat_row(&tx, notice).await?;
+            tx.commit().await?;
+            Ok::<_, ApiError>(true)
+        })?;
+        if changed {
+            self.hub.changed(id);
+        }
+        Ok(())
+    }
+
+    /// The players `caller` muted (none for an anonymous reader).
+    pub(super) async fn muted_by(&self, caller: Option<Uuid>) -> Result<Vec<Uuid>, ApiError> {
+        Ok(match caller {
+            Some(p) => store::mutes_of(&self.db, p)
+                .await?
+                .into_iter()
+                .map(|m| m.muted_id)
+                .collect(),
+            None => Vec::new(),
+        })
+    }
+
+    /// Chat messages as read (names filled in).
+    pub(super) async fn chat_responses(
+        &self,
+        rows: &[match_messages::Model],
+    ) -> Result<Vec<ChatMessageResponse>, ApiError> {
+        let mut ids: Vec<Uuid> = rows
+            .iter()
+            .flat_map(|r| std::iter::once(r.author_id).chain(r.deleted_by))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        let names = self.player_names(ids).await?;
+        let player_ref = |id: Uuid| PlayerRef {
+            id,
+            name: names.get(&id).cloned().unwrap_or_default(),
+        };
+        Ok(rows
+            .iter()
+            .map(|r| ChatMessageResponse {
+                id: r.seq,
+                match_id: r.match_id,
+                author: player_ref(r.author_id),
+                text: r.text.clone(),
+                created_at: r.created_at,
+                deleted_at: r.deleted_at,
+                deleted_by: r.deleted_by.map(player_ref),
+            })
+            .collect())
+    }
+
+    /// A deletion notice as a stream sends it.
+    pub(super) async fn chat_notice(
+        &self,
+        r: &match_messages::Model,
+    ) -> Result<ChatDeletedNotice, ApiError> {
+        let names = self.player_names(vec![r.author_id]).await?;
+        Ok(ChatDeletedNotice {
+            match_id: r.match_id,
+            message_id: r.target_seq.unwrap_or_default(),
+            deleted_by: PlayerRef {
+                id: r.author_id,
+                name: names.get(&r.author_id).cloned().unwrap_or_default(),
+            },
+            deleted_at: r.created_at,
+        })
+    }
+
+    /// Mutes a player for the caller: its messages are left out of what the
+    /// caller reads and streams, in every match.
+    pub async fn mute_player(
+        &self,
+        me: &AuthenticatedPlayer,
+        name: &str,
+    ) -> Result<MuteList, ApiError> {
+        let other = self.player_by_name(name).await?;
+        if other.id == me.id {
+            return Err(ApiError::unprocessable(
+                "cannot_mute_yourself",
+                "You cannot mute yourself.",
+            ));
+        }
+        store::insert_mute(&self.db, me.id, other.id, self.clock.now()).await?;
+        self.mutes(me).await
+    }
+
+    /// Unmutes a player (one not muted: no change).
+    pub async fn unmute_player(
+        &self,
+        me: &AuthenticatedPlayer,
+        name: &str,
+    ) -> Result<MuteList, ApiError> {
+        let other = self.player_by_name(name).await?;
+        store::delete_mute(&self.db, me.id, other.id).await?;
+        self.mutes(me).await
+    }
+
+    /// The players the caller muted.
+    pub async fn mutes(&self, me: &AuthenticatedPlayer) -> Result<MuteList, ApiError> {
+        let rows = store::mutes_of(&self.db, me.id).await?;
+        let names = self
+            .player_names(rows.iter().map(|r| r.muted_id).collect())
+            .await?;
+        Ok(MuteList {
+            items: rows
+                .iter()
+                .map(|r| MuteResponse {
+                    player: PlayerRef {
+                        id: r.muted_id,
+                        name: names.get(&r.muted_id).cloned().unwrap_or_default(),
+                    },
+                    created_at: r.created_at,
+                })
+                .collect(),
+        })
+    }
+}
