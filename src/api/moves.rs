@@ -144,6 +144,14 @@ pub struct EventsQuery {
 /// has no `id:`. With `prompt=true` a seated caller also gets `event: prompt`
 /// (no `id:`) after each batch of events: its prompt, or null. Otherwise a JSON
 /// page, oldest first.
+///
+/// A stream also carries the match's chat (never a JSON page: see `GET
+/// /matches/{id}/messages`): `event: chat_message` (`data` as a message is
+/// read) and `event: chat_message_deleted` (`{"match_id", "message_id",
+/// "deleted_by", "deleted_at"}`), in the order they were written among the
+/// events. Their `id:` is `<event id>.<message id>`, which `Last-Event-ID`
+/// takes as well; they take no event id and leave the match's `version` alone.
+/// The messages of players the caller muted are left out.
 #[utoipa::path(tag = "moves", operation_id = "list_events",
     params(("id" = Uuid, Path, description = "The match id."), EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this event id.")),

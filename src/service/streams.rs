@@ -16,13 +16,14 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::Service;
+use super::chat;
 use super::hub::Wake;
 use super::lifecycle::{ACTIVE, WAITING, not_found};
 use super::models::EventResponse;
 use crate::auth::{AuthenticatedPlayer, Credential, Scope, Scopes};
 use crate::errors::ApiError;
 use crate::games::rng::sha256_hex;
-use crate::store::entities::{events, stream_tickets};
+use crate::store::entities::{events, match_messages, stream_tickets};
 use crate::store::{self, StreamPosition};
 
 /// How long a stream ticket is good for.
@@ -31,6 +32,8 @@ const TICKET_SECONDS: i64 = 60;
 const KEEPALIVE: Duration = Duration::from_secs(15);
 /// Events read per query.
 const PAGE: u64 = 200;
+/// Chat rows read per query.
+const CHAT_PAGE: u64 = 500;
 /// How long a client should wait before reconnecting, in milliseconds: at the
 /// start, and when the server closes the stream because it is stopping.
 pub const RETRY_MS: u64 = 2000;
@@ -160,6 +163,17 @@ fn event_response(e: &events::Model) -> Result<EventResponse, ApiError> {
         data: serde_json::from_str(&e.data).map_err(ApiError::internal)?,
         created_at: e.created_at,
     })
+}
+
+/// A match stream's position: an event id, or `<event id>.<chat seq>` after a
+/// chat frame.
+fn parse_match_position(s: &str) -> Result<(i64, Option<i64>), ApiError> {
+    let s = s.trim();
+    let (event, chat) = match s.split_once('.') {
+        Some((e, c)) => (e, Some(c.parse::<i64>().map_err(|_| bad_last_event_id())?)),
+        None => (s, None),
+    };
+    Ok((event.parse().map_err(|_| bad_last_event_id())?, chat))
 }
 
 fn bad_last_event_id() -> ApiError {
@@ -360,20 +374,26 @@ impl Service {
         last_event_id: Option<&str>,
         with_prompt: bool,
     ) -> Result<mpsc::Receiver<StreamFrame>, ApiError> {
-        let after = last_event_id
-            .map(|s| s.trim().parse::<i64>().map_err(|_| bad_last_event_id()))
-            .transpose()?;
+        let after = last_event_id.map(parse_match_position).transpose()?;
         let holder = match auth {
             StreamAuth::Player(h) => Some(h),
             StreamAuth::Anonymous => None,
         };
         self.require_visible_id(holder.as_ref().map(|h| h.player), id)
             .await?;
+        // Where the chat resumes: after the message a chat frame named, or
+        // after what was written before the event an event frame named.
+        let chat_at = match after {
+            None => 0,
+            Some((_, Some(seq))) => seq,
+            Some((event, None)) => store::chat_seq_before_event(&self.db, id, event).await?,
+        };
+        let after = after.map(|(event, _)| event);
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {
             if let Err(e) = this
-                .run_match_stream(id, holder, after, with_prompt, &tx)
+                .run_match_stream(id, holder, (after, chat_at), with_prompt, &tx)
                 .await
             {
                 tracing::warn!(match.id = %id, error = %e, "match stream ended");
@@ -386,7 +406,7 @@ impl Service {
         &self,
         id: Uuid,
         holder: Option<StreamHolder>,
-        mut after: Option<i64>,
+        (mut after, mut chat_at): (Option<i64>, i64),
         with_prompt: bool,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), ApiError> {
@@ -422,9 +442,41 @@ impl Service {
             };
             let mut sent = false;
             loop {
+                // The chat is interleaved with the events by the event each
+                // message followed: the match's last event id is read first,
+                // and neither an event nor a message past it is sent in this
+                // round (what was written before an event committed before it,
+                // so it is read below).
+                let horizon = store::last_event_id(&self.db, id).await?;
+                let chat = store::chat_after(&self.db, id, chat_at, CHAT_PAGE).await?;
+                // Read as the chat comes, so a mute counts from the next message.
+                let muted = if chat.is_empty() {
+                    Vec::new()
+                } else {
+                    self.muted_by(player).await?
+                };
+                let mut bound = horizon;
+                let chat_full = chat.len() as u64 == CHAT_PAGE;
+                if chat_full {
+                    bound = bound.min(chat.last().map_or(0, |c| c.after_event));
+                }
+                let mut chat = chat.into_iter().peekable();
                 let rows = store::events_of(&self.db, id, seat, over, after, PAGE).await?;
+                let events_full = rows.len() as u64 == PAGE;
+                let read = rows.len();
+                let rows: Vec<_> = rows.into_iter().filter(|e| e.id <= bound).collect();
+                // Events are read in order: with some past the bound (or a
+                // short page), every one up to it was read.
+                let dropped = rows.len() < read;
+                let all_events = dropped || !events_full;
                 sent |= !rows.is_empty();
                 for e in &rows {
+                    while let Some(c) = chat.next_if(|c| c.after_event < e.id) {
+                        chat_at = c.seq;
+                        if !self.send_chat(&c, after, &muted, out).await? {
+                            return Ok(());
+                        }
+                    }
                     let data =
                         serde_json::to_string(&event_response(e)?).map_err(ApiError::internal)?;
                     let frame = StreamFrame::Event {
@@ -437,7 +489,20 @@ impl Service {
                     }
                     after = Some(e.id);
                 }
-                if (rows.len() as u64) < PAGE {
+                // Every event up to the bound sent: the messages written up to
+                // it follow; otherwise those written before the last one sent.
+                let chat_bound = if all_events {
+                    bound
+                } else {
+                    after.unwrap_or(0)
+                };
+                while let Some(c) = chat.next_if(|c| c.after_event <= chat_bound) {
+                    chat_at = c.seq;
+                    if !self.send_chat(&c, after, &muted, out).await? {
+                        return Ok(());
+                    }
+                }
+                if !(events_full || chat_full || dropped) {
                     break;
                 }
             }
@@ -496,6 +561,34 @@ impl Service {
                 }
             }
         }
+    }
+
+    /// Sends a chat row on a match's stream (unless its author is muted): its
+    /// `id:` is the last event sent and the row's number, `<event>.<seq>`. False
+    /// when the reader went away.
+    async fn send_chat(
+        &self,
+        c: &match_messages::Model,
+        after: Option<i64>,
+        muted: &[Uuid],
+        out: &mpsc::Sender<StreamFrame>,
+    ) -> Result<bool, ApiError> {
+        let (kind, data) = if c.kind == chat::DELETED {
+            let notice = self.chat_notice(c).await?;
+            (chat::CHAT_DELETED_EVENT, serde_json::to_string(&notice))
+        } else {
+            if muted.contains(&c.author_id) {
+                return Ok(true);
+            }
+            let mut m = self.chat_responses(std::slice::from_ref(c)).await?;
+            (chat::CHAT_MESSAGE_EVENT, serde_json::to_string(&m.pop()))
+        };
+        let frame = StreamFrame::Event {
+            id: format!("{}.{}", after.unwrap_or(0), c.seq),
+            kind: kind.to_owned(),
+            data: data.map_err(ApiError::internal)?,
+        };
+        Ok(out.send(frame).await.is_ok())
     }
 
     /// Every event of every match the player holds a seat in (public ones and
