@@ -54,6 +54,22 @@ pub struct BundlePlayer {
     pub forfeited: bool,
 }
 
+/// A message of the match's chat, as kept with the match. A deleted one keeps
+/// its place without its text.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BundleChatMessage {
+    pub id: i64,
+    pub author_id: Uuid,
+    pub author: String,
+    /// Null once deleted.
+    pub text: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<chrono::DateTime<chrono::Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_by: Option<Uuid>,
+}
+
 /// A resolved round, as published.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct BundleRound {
@@ -109,6 +125,10 @@ pub struct ReplayBundle {
     pub moves: Vec<BundleMove>,
     pub rounds: Vec<BundleRound>,
     pub result: Option<Vec<BundlePlacing>>,
+    /// The match's chat, oldest first (left out when it has none). Not part of
+    /// what a verification checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<BundleChatMessage>,
 }
 
 /// What a verification found.
@@ -416,6 +436,24 @@ impl Service {
                     .collect(),
             })
             .collect();
+        let mut chat = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = store::chat_messages(&self.db, id, after, &[], 1000).await?;
+            let Some(last) = page.last() else { break };
+            after = last.seq;
+            for r in self.chat_responses(&page).await? {
+                chat.push(BundleChatMessage {
+                    id: r.id,
+                    author_id: r.author.id,
+                    author: r.author.name,
+                    text: r.text,
+                    created_at: r.created_at,
+                    deleted_at: r.deleted_at,
+                    deleted_by: r.deleted_by.map(|p| p.id),
+                });
+            }
+        }
         let result = match (m.status == FINISHED, self.state_of(&m)?) {
             (true, Some(state)) => {
                 let game = self.game_of(&m.game)?;
@@ -453,6 +491,7 @@ impl Service {
             moves,
             rounds,
             result,
+            chat,
         })
     }
 
