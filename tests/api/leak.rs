@@ -32,6 +32,14 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec![format!("/api/v1/matches/{id}/invitations")],
     );
     f.insert(
+        "/api/v1/matches/{id}/messages",
+        vec![format!("/api/v1/matches/{id}/messages")],
+    );
+    f.insert(
+        "/api/v1/players/me/mutes",
+        vec!["/api/v1/players/me/mutes".to_owned()],
+    );
+    f.insert(
         "/api/v1/players/me/tokens",
         vec!["/api/v1/players/me/tokens".to_owned()],
     );
@@ -635,6 +643,14 @@ async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
             .await
             .expect(200);
         }
+        // Its chat is as secret as the rest of it.
+        app.post(
+            &format!("/api/v1/matches/{id}/messages"),
+            Some(&players[0].token),
+            &json!({"text": "a word among friends"}),
+        )
+        .await
+        .expect(201);
         ids.push(id);
     }
     app.submit(

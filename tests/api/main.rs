@@ -6,6 +6,7 @@ mod helpers;
 
 mod amend;
 mod async_play;
+mod chat;
 mod community;
 mod contract;
 mod credentials;
