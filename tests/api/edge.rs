@@ -42,7 +42,12 @@ fn operations(spec: &Value) -> Vec<Operation> {
 /// plausible values, `bad` (already percent-encoded) in place of `only`.
 fn fill(template: &str, match_id: &str, only: Option<(&str, &str)>) -> String {
     let mut path = template.to_owned();
-    for (name, value) in [("id", match_id), ("game", "malacca"), ("name", "alice")] {
+    for (name, value) in [
+        ("id", match_id),
+        ("game", "malacca"),
+        ("name", "alice"),
+        ("message_id", "1"),
+    ] {
         let value = match only {
             Some((n, bad)) if n == name => bad,
             _ => value,
