@@ -290,6 +290,18 @@ pub trait Game: 'static {
         position: Self::Position,
     ) -> Result<Self::State, RuleError>;
 
+    /// Gives a state parsed from its stored text what the text leaves out
+    /// because the match's component data holds it (the data of the version the
+    /// match was created with). States stored before a game left anything out
+    /// carry it themselves and keep it.
+    fn attach_data(_state: &mut Self::State, _data: &Self::Data) {}
+    /// The state as published (a finished match's `final_state`): what
+    /// `attach_data` gives back is put in again, so that the published document
+    /// stays whole.
+    fn published_state(state: &Self::State) -> Result<Value, serde_json::Error> {
+        serde_json::to_value(state)
+    }
+
     fn progress(state: &Self::State) -> Progress;
     /// The legal actions of `seat` now, in the API's format, or None when it owes nothing.
     fn legal(state: &Self::State, seat: Seat) -> Option<Vec<Value>>;
@@ -384,7 +396,7 @@ impl From<RuleError> for DynError {
 pub struct AnyState(Arc<dyn Any + Send + Sync>);
 
 impl AnyState {
-    fn of<S: Send + Sync + 'static>(state: S) -> Self {
+    pub(super) fn of<S: Send + Sync + 'static>(state: S) -> Self {
         Self(Arc::new(state))
     }
     fn get<S: 'static>(&self) -> Result<&S, DynError> {
@@ -430,11 +442,13 @@ pub trait DynGame: Send + Sync {
     fn load_data(&self, files: &[(&str, &str)]) -> Result<AnyData, String>;
     /// Parses options (defaults filled in, unknown fields rejected) and returns them normalized.
     fn normalize_options(&self, options: &Value) -> Result<Value, RuleError>;
-    /// A stored state, straight from its text (no JSON tree in between).
-    fn parse_state(&self, text: &str) -> Result<AnyState, DynError>;
-    /// The text a state is stored as.
+    /// A stored state, straight from its text (no JSON tree in between), given
+    /// back what its text leaves to the component data (`data`: the match's own
+    /// version).
+    fn parse_state(&self, text: &str, data: &AnyData) -> Result<AnyState, DynError>;
+    /// The text a state is stored as: without what the component data holds.
     fn state_text(&self, state: &AnyState) -> Result<String, DynError>;
-    /// A state as a JSON tree (tests and tools; the request path uses the text).
+    /// A state as published, whole (a finished match's `final_state`, tests).
     fn state_value(&self, state: &AnyState) -> Result<Value, DynError>;
     fn setup(
         &self,
@@ -609,17 +623,19 @@ impl<G: Game> DynGame for Erased<G> {
         let state = G::from_position(Self::data(data)?, seats, &Self::options(options)?, position)?;
         Ok(AnyState::of(state))
     }
-    fn parse_state(&self, text: &str) -> Result<AnyState, DynError> {
-        serde_json::from_str::<G::State>(text)
-            .map(AnyState::of)
-            .map_err(|e| DynError::Corrupt(format!("stored state does not parse: {e}")))
+    fn parse_state(&self, text: &str, data: &AnyData) -> Result<AnyState, DynError> {
+        let mut state = serde_json::from_str::<G::State>(text)
+            .map_err(|e| DynError::Corrupt(format!("stored state does not parse: {e}")))?;
+        G::attach_data(&mut state, Self::data(data)?);
+        Ok(AnyState::of(state))
     }
     fn state_text(&self, state: &AnyState) -> Result<String, DynError> {
         serde_json::to_string(Self::state(state)?)
             .map_err(|e| DynError::Corrupt(format!("cannot serialize: {e}")))
     }
     fn state_value(&self, state: &AnyState) -> Result<Value, DynError> {
-        to_value(Self::state(state)?)
+        G::published_state(Self::state(state)?)
+            .map_err(|e| DynError::Corrupt(format!("cannot serialize: {e}")))
     }
     fn progress(&self, state: &AnyState) -> Result<Progress, DynError> {
         Ok(G::progress(Self::state(state)?))

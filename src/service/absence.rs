@@ -86,7 +86,8 @@ impl Service {
             m.updated_at = now;
             record_events(&tx, &m, &[event], now).await?;
             let state = self
-                .state_of(&m)?
+                .state_of(&m)
+                .await?
                 .ok_or_else(|| ApiError::internal("active match without state"))?;
             if to == FORFEITED && ends_early(m.seat_count as usize, &forfeited_seats(&seats)) {
                 self.finish_if_over(&tx, &mut m, &seats, &state, now)

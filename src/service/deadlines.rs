@@ -74,7 +74,7 @@ impl Service {
         let game = self.game_of(&m.game)?;
         let mut seats = store::seats_of(&tx, m.id).await?;
         // Parsed once; each move played below hands on the state it made.
-        let mut current = self.state_of(&m)?;
+        let mut current = self.state_of(&m).await?;
         for _ in 0..MOVES_PER_TURN {
             if m.status != ACTIVE {
                 break;

@@ -205,14 +205,27 @@ fn new_seed() -> Result<Seed, ApiError> {
 impl Service {
     /// The typed state of `m`: the snapshot's when one of that very version is
     /// kept (see [`super::snapshots`]), else parsed from the row's text.
-    pub(super) fn state_of(&self, m: &matches::Model) -> Result<Option<AnyState>, ApiError> {
+    pub(super) async fn state_of(&self, m: &matches::Model) -> Result<Option<AnyState>, ApiError> {
         if let Some(kept) = self.snapshots.get_at(m.id, m.version) {
             return Ok(kept.state.clone());
         }
         let Some(text) = m.state.as_deref() else {
             return Ok(None);
         };
-        Ok(Some(self.game_of(&m.game)?.parse_state(text)?))
+        self.parse_stored(m, text).await.map(Some)
+    }
+
+    /// A state from its stored text, given back what the text leaves to the
+    /// match's component data (its own version: the current one but for matches
+    /// created before the data last changed).
+    async fn parse_stored(&self, m: &matches::Model, text: &str) -> Result<AnyState, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let data = self
+            .data
+            .by_sha(&self.db, game, &m.data_sha256)
+            .await
+            .map_err(ApiError::internal)?;
+        Ok(game.parse_state(text, &data)?)
     }
 
     /// Stores `state` in `m` as text.
@@ -286,7 +299,7 @@ impl Service {
         }
         let text_len = read.row.state.as_ref().map_or(0, String::len);
         let state = match read.row.state.as_deref() {
-            Some(text) => Some(self.game_of(&read.row.game)?.parse_state(text)?),
+            Some(text) => Some(self.parse_stored(&read.row, text).await?),
             None => None,
         };
         let snap = Arc::new(Snapshot::new(read.row, read.seats, names, state, text_len));
@@ -1137,7 +1150,7 @@ impl Service {
                 continue;
             };
             let game = self.game_of(&m.game)?;
-            let Some(state) = self.state_of(m)? else {
+            let Some(state) = self.state_of(m).await? else {
                 continue;
             };
             if let Progress::Active(p) = game.progress(&state)?

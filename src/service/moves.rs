@@ -395,7 +395,7 @@ impl Service {
         let seat = seats[mine].seat;
         let game = self.game_of(&m.game)?;
         // Parsed once; everything below works on this.
-        let state = self.state_of(&m)?;
+        let state = self.state_of(&m).await?;
         let same_move = |prev: &moves::Model| -> Result<bool, ApiError> {
             let stored: Value = serde_json::from_str(&prev.action).map_err(ApiError::internal)?;
             Ok(prev.step == req.step

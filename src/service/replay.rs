@@ -454,7 +454,7 @@ impl Service {
                 });
             }
         }
-        let result = match (m.status == FINISHED, self.state_of(&m)?) {
+        let result = match (m.status == FINISHED, self.state_of(&m).await?) {
             (true, Some(state)) => {
                 let game = self.game_of(&m.game)?;
                 let forfeited = forfeited_seats(&seats);

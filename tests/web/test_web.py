@@ -19,6 +19,7 @@ import secrets
 import sys
 import time
 import traceback
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def register(page, name):
     page.wait_for_selector(f"#who a:has-text('{name}')")
 
 
-def create_match(page, game, seats=2, bots=0, options=None):
+def create_match(page, game, seats=2, bots=0, options=None, visibility=None, invite=None):
     page.goto(f"{BASE}/#/")
     page.wait_for_selector("#create-game")
     page.select_option("#create-game", game)
@@ -176,6 +177,10 @@ def create_match(page, game, seats=2, bots=0, options=None):
     page.fill("#create-bots", str(bots))
     for key, value in (options or {}).items():
         page.fill(f"#opt-{key}", value)
+    if visibility:
+        page.select_option("#create-visibility", visibility)
+    if invite:
+        page.fill("#create-invite", invite)
     page.click("#create-submit")
     page.wait_for_url("**/#/match/*")
     page.wait_for_selector("#app > .page[data-version]")
@@ -359,6 +364,52 @@ def main():
             b.goto(f"{BASE}/#/leaderboards/malacca")
             b.wait_for_selector(f"table.leaderboard a:has-text('{alice}')")
             shot(b, "leaderboards")
+
+        @check("a private match invites a player by name, who accepts from the lobby; to anyone else it does not exist")
+        def _():
+            mid = create_match(a, "cairo", seats=2, visibility="private", invite=bob)
+            m = drawn(a)
+            assert m["visibility"] == "private" and m["status"] == "waiting", m
+            code = a.input_value("#join-code-value")
+            assert code == m["join_code"] and len(code) == 10, code
+            expect(a.locator("#visibility")).to_have_text("private")
+            shot(a, "match-private-waiting")
+            b.goto(f"{BASE}/#/")
+            row = b.locator(f".invitation[data-match='{mid}']")
+            row.wait_for(timeout=10000)
+            expect(row).to_contain_text(alice)
+            shot(b, "lobby-invitation")
+            fits_phone(a, "lobby")
+            row.locator("button:has-text('Accept')").click()
+            b.wait_for_url(f"**/#/match/{mid}")
+            b.wait_for_selector("#app > .page[data-status='active']", timeout=10000)
+            assert drawn(b)["your_seat"] is not None
+            try:
+                api("GET", f"/matches/{mid}")
+                raise AssertionError("an anonymous reader saw the private match")
+            except urllib.error.HTTPError as e:
+                assert e.code == 404, e.code
+            # the lobby no longer offers the answered invitation
+            b.goto(f"{BASE}/#/")
+            b.wait_for_selector("#invites-h")
+            assert b.locator(f".invitation[data-match='{mid}']").count() == 0
+
+        @check("a finished match is played again: the rematch has the same players, the other accepts from the lobby")
+        def _():
+            old = state["malacca"]
+            open_match(a, old)
+            a.click("#rematch")
+            a.wait_for_function("(old) => !location.hash.endsWith(old)", arg=old)
+            a.wait_for_selector("#app > .page[data-status='waiting']")
+            new = drawn(a)
+            assert new["rematch_of"] == old and new["id"] != old, new
+            assert new["options"]["ships"] == [7, 4, 9], new["options"]
+            b.goto(f"{BASE}/#/")
+            row = b.locator(f".invitation[data-match='{new['id']}']")
+            row.wait_for(timeout=10000)
+            row.locator("button:has-text('Accept')").click()
+            b.wait_for_selector("#app > .page[data-status='active']", timeout=10000)
+            shot(b, "match-rematch")
 
         @check("API tokens are created and revoked, and the password changed, from the account page; a page still on the old session falls back to anonymous")
         def _():

@@ -1,4 +1,5 @@
-// The lobby: your turns (live), your matches, open matches, creating a match.
+// The lobby: your turns (live), your invitations, your matches, open matches,
+// creating a match (public, unlisted or private, inviting players by name).
 import { get, post, follow, session, query } from "./api.js";
 import { h, mount, attempt, toast, countdown, relative, words, loading } from "./ui.js";
 import { optionsForm } from "./options.js";
@@ -55,6 +56,7 @@ export async function lobbyPage(app) {
   const me = session.name;
   const list = await games();
   const turnsBox = h("section", { class: "card", "aria-labelledby": "turns-h" });
+  const invitesBox = h("section", { class: "card", "aria-labelledby": "invites-h" });
   const mineBox = h("section", { class: "card", "aria-labelledby": "mine-h" });
   const openBox = h("section", { class: "card", "aria-labelledby": "open-h" });
   const createBox = h("section", { class: "card", "aria-labelledby": "create-h" });
@@ -91,6 +93,57 @@ export async function lobbyPage(app) {
               ),
             ),
           ),
+    );
+  }
+
+  async function renderInvites() {
+    if (!me) {
+      invitesBox.hidden = true;
+      return;
+    }
+    const r = await get("/players/me/invitations");
+    const items = r.items ?? [];
+    const code = h("input", { id: "join-code", name: "code", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "e.g. K7PQ-2MXD-9R", "aria-label": "Join code" });
+    const joinButton = h("button", { type: "submit", class: "small secondary", id: "join-code-submit" }, "Join");
+    const byCode = h("form", { class: "row join-code" }, code, joinButton);
+    byCode.addEventListener("submit", (e) => {
+      e.preventDefault();
+      attempt(async () => {
+        const m = await post("/matches/join", { code: code.value });
+        location.hash = `#/match/${m.id}`;
+      }, joinButton);
+    });
+    const answer = (x, verb, label, cls) =>
+      h("button", {
+        type: "button",
+        class: `small ${cls}`,
+        onclick: (e) => attempt(async () => {
+          await post(`/matches/${x.match_id}/invitations/${verb}`, {});
+          if (verb === "accept") location.hash = `#/match/${x.match_id}`;
+          else refreshAll();
+        }, e.currentTarget),
+      }, label);
+    mount(
+      invitesBox,
+      h("h2", { id: "invites-h" }, "Invitations ", h("span", { class: "badge" }, items.length)),
+      items.length === 0
+        ? h("p", { class: "muted" }, "Nobody has invited you to a match.")
+        : h(
+            "ul",
+            { class: "matches invitations" },
+            items.map((x) =>
+              h(
+                "li",
+                { class: "match-row invitation", dataset: { match: x.match_id } },
+                h("span", { class: "game-tag" }, x.game),
+                h("span", { class: "who" }, `${x.invited_by.name} invites you`),
+                h("span", { class: "muted" }, `${x.seated}/${x.seat_count} · ${x.visibility} · expires ${relative(x.expires_at)}`),
+                h("span", { class: "actions" }, answer(x, "accept", "Accept", ""), answer(x, "decline", "Decline", "secondary")),
+              ),
+            ),
+          ),
+      h("label", { for: "join-code" }, "Have a join code?"),
+      byCode,
     );
   }
 
@@ -141,6 +194,14 @@ export async function lobbyPage(app) {
     const seatsSel = h("select", { id: "create-seats", name: "seats" });
     const botKind = h("select", { id: "create-bot-kind", name: "bot_kind" });
     const botCount = h("input", { id: "create-bots", name: "bots", type: "number", min: 0, value: 0, inputmode: "numeric" });
+    const visibility = h(
+      "select",
+      { id: "create-visibility", name: "visibility" },
+      h("option", { value: "public" }, "Public: in the lobby"),
+      h("option", { value: "unlisted" }, "Unlisted: whoever has the link"),
+      h("option", { value: "private" }, "Private: invited players and the join code"),
+    );
+    const invite = h("input", { id: "create-invite", name: "invite", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "names, separated by commas" });
     const optsBox = h("div", {});
     let form = null;
     async function fill() {
@@ -161,6 +222,8 @@ export async function lobbyPage(app) {
         h("label", {}, h("span", {}, "Seats"), seatsSel),
         h("label", {}, h("span", {}, "Bots"), botCount),
         h("label", {}, h("span", {}, "Bot kind"), botKind),
+        h("label", {}, h("span", {}, "Who may join"), visibility),
+        h("label", {}, h("span", {}, "Invite"), invite),
       ),
       optsBox,
       submit,
@@ -170,7 +233,11 @@ export async function lobbyPage(app) {
       attempt(async () => {
         const options = form.value();
         const bots = Array.from({ length: Number(botCount.value) || 0 }, () => botKind.value);
-        const m = await post("/matches", { game: gameSel.value, seats: Number(seatsSel.value), options, bots });
+        const body = { game: gameSel.value, seats: Number(seatsSel.value), options, bots };
+        if (visibility.value !== "public") body.visibility = visibility.value;
+        const names = invite.value.split(",").map((n) => n.trim()).filter(Boolean);
+        if (names.length) body.invite = names;
+        const m = await post("/matches", body);
         location.hash = `#/match/${m.id}`;
       }, submit);
     });
@@ -179,13 +246,13 @@ export async function lobbyPage(app) {
   }
 
   function refreshAll() {
-    return Promise.all([renderTurns(), renderMine(), renderOpen()]).catch((e) => toast(e.message));
+    return Promise.all([renderTurns(), renderInvites(), renderMine(), renderOpen()]).catch((e) => toast(e.message));
   }
 
   mount(
     app,
     h("h1", { class: "visually-hidden" }, "Lobby"),
-    h("div", { class: "lobby" }, h("div", {}, turnsBox, mineBox, openBox), createBox),
+    h("div", { class: "lobby" }, h("div", {}, turnsBox, invitesBox, mineBox, openBox), createBox),
   );
   mount(turnsBox, loading());
   renderCreate();

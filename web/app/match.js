@@ -142,6 +142,21 @@ function lifecycleButtons(m, refresh, gameInfo) {
     }
     if (!me) out.push(h("a", { href: "#/login", class: "button" }, "Log in to join"));
   }
+  if (m.status === "finished" && seated) {
+    // "Play again": the first to ask makes the rematch, the others are invited
+    // to it and land in the same one by asking too.
+    out.push(
+      h("button", {
+        type: "button",
+        class: "primary",
+        id: "rematch",
+        onclick: (e) => attempt(async () => {
+          const next = await post(`/matches/${m.id}/rematch`, {});
+          location.hash = `#/match/${next.id}`;
+        }, e.currentTarget),
+      }, "Play again"),
+    );
+  }
   if (m.status === "active" && seated) {
     const mine = m.seats[m.your_seat];
     if (mine?.presence === "absent") out.push(act("I am back", "/return", {}, "primary"));
@@ -193,6 +208,8 @@ export async function matchPage(app, id) {
           { class: "match-meta muted" },
           m.rated ? "rated" : "unrated",
           " · ",
+          m.visibility && m.visibility !== "public" ? [h("span", { class: "badge", id: "visibility" }, m.visibility), " · "] : "",
+          m.rematch_of ? [h("a", { href: `#/match/${m.rematch_of}` }, "rematch"), " · "] : "",
           `created ${relative(m.created_at)}`,
           " · ",
           h("span", { title: `SHA-256 of the seed, published at creation: ${m.seed_sha256}. The seed itself is revealed at the end; the replay checks them.` }, `seed commitment ${m.seed_sha256.slice(0, 12)}…`),
@@ -212,7 +229,7 @@ export async function matchPage(app, id) {
         mount(board, h("pre", { class: "raw" }, JSON.stringify(m.view, null, 1)));
       }
     } else if (m.status === "waiting") {
-      mount(board, h("div", { class: "card waiting" }, h("p", {}, `Waiting for players: ${m.seats.filter((x) => x.player).length} of ${m.seat_count} seats taken.`), h("p", { class: "muted" }, "The match starts when every seat is taken, or when its owner starts it."), h("label", {}, h("span", {}, "Invite others with this address"), h("input", { type: "text", readonly: true, value: location.href, onfocus: (e) => e.target.select(), class: "invite" }))));
+      mount(board, h("div", { class: "card waiting" }, h("p", {}, `Waiting for players: ${m.seats.filter((x) => x.player).length} of ${m.seat_count} seats taken.`), h("p", { class: "muted" }, "The match starts when every seat is taken, or when its owner starts it."), h("label", {}, h("span", {}, "Invite others with this address"), h("input", { type: "text", readonly: true, value: location.href, onfocus: (e) => e.target.select(), class: "invite" })), m.join_code ? h("label", {}, h("span", {}, "Join code (yours to hand out)"), h("input", { type: "text", readonly: true, id: "join-code-value", value: m.join_code, onfocus: (e) => e.target.select(), class: "invite" })) : ""));
     } else mount(board);
 
     const p = m.prompt;

@@ -111,7 +111,8 @@ struct ShipsFile {
 }
 
 /// The component numbers the rules need during play; copied into every state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The default (empty) is a parsed state's before `Game::attach_data`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rules {
     /// Flat coins a trader with no coins receives on a defended ship (§5.5).

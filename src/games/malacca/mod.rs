@@ -607,6 +607,20 @@ impl Game for Malacca {
         position::from_position(data, seats, options, position)
     }
 
+    fn attach_data(state: &mut State, data: &MalaccaData) {
+        if state.rules == data::Rules::default() {
+            state.rules = data.rules.clone();
+        }
+    }
+
+    fn published_state(state: &State) -> Result<Value, serde_json::Error> {
+        let mut v = serde_json::to_value(state)?;
+        if let Some(map) = v.as_object_mut() {
+            map.insert("rules".into(), serde_json::to_value(&state.rules)?);
+        }
+        Ok(v)
+    }
+
     fn progress(state: &State) -> Progress {
         state.progress()
     }

@@ -365,6 +365,18 @@ fn random_legal_games_keep_every_invariant_for_every_player_count_and_option() {
 fn the_state_round_trips_through_json() {
     let log = play_random_game(7 * 15 + 3);
     let text = serde_json::to_string(&log.state).expect("as the test sets up");
-    let back: State = serde_json::from_str(&text).expect("as the test sets up");
+    // The stored text leaves the component data out; parsing gives it back.
+    assert!(!text.contains("\"rules\""), "{text}");
+    let mut back: State = serde_json::from_str(&text).expect("as the test sets up");
+    assert_ne!(
+        back, log.state,
+        "the rules come from the data, not the text"
+    );
+    super::Malacca::attach_data(&mut back, &data());
     assert_eq!(back, log.state);
+    // A state stored with its rules (before they were left out) keeps them.
+    let whole = super::Malacca::published_state(&log.state).expect("as the test sets up");
+    assert!(whole.get("rules").is_some());
+    let old: State = serde_json::from_value(whole).expect("as the test sets up");
+    assert_eq!(old, log.state);
 }

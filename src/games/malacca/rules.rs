@@ -107,7 +107,12 @@ pub struct Resolution {
 #[serde(deny_unknown_fields)]
 pub struct State {
     pub options: StateOptions,
-    /// The component numbers, copied from the data files at setup.
+    /// The component numbers, copied from the data files at setup. Not stored
+    /// with the state (they are the same at every move of every match of a data
+    /// version, a third of the text): `Game::attach_data` gives them back from
+    /// the match's data version when the state is parsed. A state stored before
+    /// carries them, and keeps them.
+    #[serde(default, skip_serializing)]
     pub rules: Rules,
     pub round: u32,
     /// The number of the last round.
