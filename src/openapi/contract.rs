@@ -62,6 +62,7 @@ pub const MATCH_STATUSES: [&str; 4] = ["waiting", "active", "finished", "aborted
 /// Every problem `code` the server answers with. A test checks the source for
 /// codes missing here.
 pub const ERROR_CODES: &[&str] = &[
+    "account_disabled",
     "already_moved",
     "already_seated",
     "bundle_too_large",
@@ -90,6 +91,7 @@ pub const ERROR_CODES: &[&str] = &[
     "invalid_path",
     "invalid_position",
     "invalid_query",
+    "invalid_reason",
     "invalid_scopes",
     "invalid_seat",
     "invalid_seats",
@@ -111,13 +113,17 @@ pub const ERROR_CODES: &[&str] = &[
     "match_not_finished",
     "match_not_found",
     "match_not_waiting",
+    "match_over",
     "method_not_allowed",
     "name_taken",
+    "not_admin",
     "not_enough_players",
     "not_found",
     "not_owner",
     "not_seated",
     "not_your_turn",
+    "own_account",
+    "own_admin_role",
     "password_changed_concurrently",
     "password_session_required",
     "payload_too_large",

@@ -10,6 +10,7 @@ pub mod hub;
 mod lifecycle;
 mod matches;
 pub mod models;
+pub mod moderation;
 mod moves;
 pub mod outcome;
 mod players;
