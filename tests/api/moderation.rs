@@ -2,15 +2,20 @@
 //! matches cancelled by an admin, and the audit log.
 
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, spawn_app, test_settings};
+use crate::replicas::{call, replicas};
 
 /// Runs `sealed-orders <command> <name>` against the test's database.
 fn cli(app: &TestApp, command: &str, name: &str) -> std::process::Output {
-    let s = &app.settings;
+    cli_on(&app.settings, command, name)
+}
+
+fn cli_on(s: &sealed_orders::config::Settings, command: &str, name: &str) -> std::process::Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
     cmd.args([command, name])
         .env("DATABASE_URL", &s.database_url)
@@ -340,5 +345,103 @@ async fn an_admin_cancels_an_active_match_without_ratings() {
     assert_eq!(
         actions(&log)[0],
         ("alice".into(), "cancel_match".into(), id.clone())
+    );
+}
+
+#[tokio::test]
+async fn an_account_disabled_on_one_replica_is_refused_on_another_at_once() {
+    let (settings, _guard) = test_settings().await;
+    if settings.database_schema.is_none() {
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (_servers, apis) = replicas(&settings, 2, &[]).await;
+    let client = reqwest::Client::new();
+    let post = reqwest::Method::POST;
+    let mut jwts = Vec::new();
+    for name in ["ann", "mal"] {
+        let body = json!({"name": name, "password": "password1"});
+        call(
+            &client,
+            post.clone(),
+            format!("{}/players", apis[0]),
+            None,
+            body.clone(),
+        )
+        .await;
+        let t = call(
+            &client,
+            post.clone(),
+            format!("{}/auth/token", apis[0]),
+            None,
+            body,
+        )
+        .await;
+        jwts.push(t["access_token"].as_str().expect("jwt").to_owned());
+    }
+    assert!(cli_on(&settings, "grant-admin", "ann").status.success());
+    // Mal's JWT is checked (and cached) on the second replica, and a stream is open there.
+    call(
+        &client,
+        reqwest::Method::GET,
+        format!("{}/players/me", apis[1]),
+        Some(&jwts[1]),
+        json!(null),
+    )
+    .await;
+    let mut resp = client
+        .get(format!("{}/players/me/events", apis[1]))
+        .bearer_auth(&jwts[1])
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(resp.status(), 200);
+    let mut text = String::new();
+    while !text.contains("retry:") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk()).await;
+        text.push_str(&String::from_utf8_lossy(
+            &chunk
+                .expect("the stream starts")
+                .expect("a chunk")
+                .expect("data"),
+        ));
+    }
+    call(
+        &client,
+        post,
+        format!("{}/admin/players/mal/disable", apis[0]),
+        Some(&jwts[0]),
+        json!({"reason": "spam"}),
+    )
+    .await;
+    let r = client
+        .get(format!("{}/players/me", apis[1]))
+        .bearer_auth(&jwts[1])
+        .send()
+        .await
+        .expect("read");
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.expect("body").contains("account_disabled"));
+    // The stream on the other replica ends within a few seconds.
+    let started = Instant::now();
+    let mut closed = false;
+    while started.elapsed() < Duration::from_secs(8) {
+        match tokio::time::timeout(Duration::from_secs(8), resp.chunk()).await {
+            Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
+            Ok(_) => {
+                closed = true;
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    assert!(
+        closed,
+        "the stream on the other replica was not closed: {text}"
+    );
+    assert!(
+        text.contains("event: credential_ended") && text.contains(r#""reason":"account_disabled""#),
+        "{text}"
     );
 }
