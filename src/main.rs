@@ -1,7 +1,8 @@
 //! The `sealed-orders` command: serves the API by default; the subcommands
 //! migrate, print the OpenAPI document, verify a replay bundle, fill a database
 //! with simulated matches, rebuild the statistics' totals, and ask a local server
-//! whether it is ready (for container healthchecks, where no curl is installed).
+//! whether it is ready (for container healthchecks, where no curl is installed),
+//! and grant or revoke the admin role.
 //! `sealed-orders --help` lists them, `sealed-orders <command> --help` explains
 //! one.
 
@@ -49,6 +50,17 @@ enum Command {
     RebuildStats,
     /// Ask the local server's /readyz (on PORT) and exit 0 when it is ready.
     Healthcheck,
+    /// Make a player an admin (the first admin comes from here); recorded in the
+    /// audit log with the actor `cli`.
+    GrantAdmin {
+        /// The player's name.
+        name: String,
+    },
+    /// Take the admin role from a player; recorded in the audit log.
+    RevokeAdmin {
+        /// The player's name.
+        name: String,
+    },
 }
 
 #[tokio::main]
@@ -94,6 +106,8 @@ async fn main() -> anyhow::Result<()> {
             );
             Ok(())
         }
+        Command::GrantAdmin { name } => set_admin(&name, true).await,
+        Command::RevokeAdmin { name } => set_admin(&name, false).await,
         Command::Migrate => {
             let settings = Settings::from_env()?;
             telemetry::init(&settings.log_format, "info");
@@ -110,6 +124,24 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+async fn set_admin(name: &str, admin: bool) -> anyhow::Result<()> {
+    let settings = Settings::from_env()?;
+    telemetry::init(&settings.log_format, "warn");
+    let db = store::connect(&settings).await?;
+    store::migrate(&db, &settings).await?;
+    if !service::moderation::set_admin_by_cli(&db, name, admin)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", e.body()))?
+    {
+        anyhow::bail!("no player is named {name}");
+    }
+    println!(
+        "{name} {} an admin",
+        if admin { "is now" } else { "is no longer" }
+    );
+    Ok(())
 }
 
 fn healthcheck() -> anyhow::Result<()> {

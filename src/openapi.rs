@@ -41,6 +41,7 @@ mod contract;
         (name = "stats", description = "Statistics over finished matches."),
         (name = "replays", description = "Replay bundles and their verification."),
         (name = "webhooks", description = "Your events posted to a URL of yours, signed and retried."),
+        (name = "admin", description = "Moderation, for admins: disabled accounts, cancelled matches, the audit log."),
     ),
     modifiers(&Security),
 )]

@@ -1,5 +1,6 @@
 //! HTTP handlers: parse, authenticate, call one service function, answer.
 
+mod admin;
 mod auth;
 mod chat;
 mod community;
@@ -81,7 +82,13 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(moves::submit_move)
                 .service(moves::list_moves)
                 .service(moves::list_events)
-                .service(moves::list_rounds),
+                .service(moves::list_rounds)
+                .service(admin::disable_player)
+                .service(admin::enable_player)
+                .service(admin::grant_admin)
+                .service(admin::revoke_admin)
+                .service(admin::moderate_cancel_match)
+                .service(admin::get_audit_log),
         );
 }
 

@@ -125,8 +125,8 @@ fn chat_message_not_found() -> ApiError {
     ApiError::not_found("chat_message_not_found", "This match has no such message.")
 }
 
-/// Who may delete any message of a match's chat: its owner. The one place
-/// that decides it (a moderator role would be added here).
+/// Who may delete any message of a match's chat besides the server's admins
+/// (`Service::may_moderate`): its owner.
 pub(super) fn may_moderate_chat(m: &matches::Model, caller: Uuid) -> bool {
     m.owner_id == Some(caller)
 }
@@ -231,25 +231,42 @@ impl Service {
         id: Uuid,
         message: i64,
     ) -> Result<(), ApiError> {
+        // An admin moderates every match's chat, a private one's included (as
+        // it cancels any match by id), and each such deletion is audited.
+        let admin = self.may_moderate(me).await?;
         let changed = with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
             let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-            let seats = store::seats_of(&tx, id).await?;
-            self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+            if !admin {
+                let seats = store::seats_of(&tx, id).await?;
+                self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+            }
             let row = store::chat_row(&tx, id, message)
                 .await?
                 .filter(|r| r.kind == MESSAGE)
                 .ok_or_else(chat_message_not_found)?;
-            if row.author_id != me.id && !may_moderate_chat(&m, me.id) {
+            let as_moderator = row.author_id != me.id && !may_moderate_chat(&m, me.id);
+            if as_moderator && !admin {
                 return Err(ApiError::forbidden(
                     "not_chat_moderator",
-                    "Only a message's author and the match's owner delete it.",
+                    "Only a message's author, the match's owner and the server's admins delete it.",
                 ));
             }
             if row.deleted_at.is_some() {
                 return Ok(false);
             }
             let now = self.clock.now();
+            if as_moderator {
+                super::moderation::audit(
+                    &tx,
+                    now,
+                    &me.name,
+                    "delete_chat_message",
+                    &format!("{id}/{message}"),
+                    None,
+                )
+                .await?;
+            }
             store::mark_chat_deleted(&tx, id, message, me.id, now).await?;
             let notice = match_messages::Model {
                 match_id: id,

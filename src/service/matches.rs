@@ -704,7 +704,7 @@ impl Service {
 
     /// Aborts a waiting match locked in `tx`, with its `match_aborted` event
     /// saying why (`cancelled` by its owner, `stale` by the server).
-    async fn abort_waiting(
+    pub(super) async fn abort_waiting(
         &self,
         tx: &DatabaseTransaction,
         m: &mut matches::Model,

@@ -11,6 +11,7 @@ pub mod hub;
 mod lifecycle;
 mod matches;
 pub mod models;
+pub mod moderation;
 mod moves;
 pub mod outcome;
 mod players;

@@ -557,3 +557,42 @@ pub struct TurnResponse {
 pub struct TurnsResponse {
     pub items: Vec<TurnResponse>,
 }
+
+/// A moderation action that was done.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ModerationResponse {
+    /// `disable`, `enable`, `grant_admin` or `revoke_admin`.
+    #[schema(example = "disable")]
+    pub action: String,
+    /// The player's name.
+    #[schema(example = "mallory")]
+    pub target: String,
+    pub at: DateTime<Utc>,
+}
+
+/// One entry of the moderation audit log.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuditEntry {
+    pub id: Uuid,
+    pub at: DateTime<Utc>,
+    /// The admin's name, or `cli` for the operator's command line.
+    #[schema(example = "alice")]
+    pub actor: String,
+    /// `disable`, `enable`, `grant_admin`, `revoke_admin`, `cancel_match` or
+    /// `delete_chat_message` (its target `<match id>/<message id>`).
+    #[schema(example = "disable")]
+    pub action: String,
+    /// The player's name (as it was then) or the match's id.
+    #[schema(example = "mallory")]
+    pub target: String,
+    /// Why, as the admin said; null when not said.
+    pub reason: Option<String>,
+}
+
+/// A page of the audit log, newest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuditPage {
+    pub items: Vec<AuditEntry>,
+    /// Pass as `cursor` for the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}

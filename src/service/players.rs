@@ -159,6 +159,9 @@ impl Service {
                 ));
             }
         };
+        if player.disabled_at.is_some() {
+            return Err(account_disabled());
+        }
         self.issue_jwt(player.id, player.name, player.password_version)
     }
 
@@ -251,6 +254,9 @@ impl Service {
             if owner.is_bot {
                 return Err(refuse("The API token is not valid."));
             }
+            if owner.disabled_at.is_some() {
+                return Err(account_disabled());
+            }
             let stale = now - chrono::Duration::seconds(LAST_USED_GRANULARITY_SECONDS);
             if row.last_used_at.is_none_or(|at| at < stale) {
                 // Off the request's path: the answer never waits for this write.
@@ -293,6 +299,9 @@ impl Service {
             .await?
             .filter(|p| !p.is_bot)
             .ok_or_else(|| refuse("The access token names a player that does not exist."))?;
+        if player.disabled_at.is_some() {
+            return Err(account_disabled());
+        }
         if player.password_version != claims.pwv {
             return Err(refuse(
                 "The access token was issued before the last password change; log in again.",
@@ -362,6 +371,12 @@ fn check_password(password: &str) -> Result<(), ApiError> {
         ));
     }
     Ok(())
+}
+
+/// A disabled account's credentials (and logins) are refused with this, so that
+/// its owner learns why rather than retrying.
+pub(super) fn account_disabled() -> ApiError {
+    ApiError::forbidden("account_disabled", "This account was disabled by an admin.")
 }
 
 fn name_taken() -> ApiError {

@@ -78,6 +78,8 @@ pub enum CredentialEnd {
     Expired,
     Revoked,
     PasswordChanged,
+    /// An admin disabled the account (see docs/community.md, "Moderation").
+    Disabled,
 }
 
 impl CredentialEnd {
@@ -86,6 +88,7 @@ impl CredentialEnd {
             CredentialEnd::Expired => "expired",
             CredentialEnd::Revoked => "revoked",
             CredentialEnd::PasswordChanged => "password_changed",
+            CredentialEnd::Disabled => "account_disabled",
         }
     }
 
@@ -96,6 +99,7 @@ impl CredentialEnd {
             CredentialEnd::PasswordChanged => {
                 "The password changed since the credential that opened this stream was issued."
             }
+            CredentialEnd::Disabled => "The account was disabled by an admin.",
         }
     }
 }
@@ -107,7 +111,7 @@ pub const CREDENTIAL_ENDED: &str = "credential_ended";
 /// What a stream's `credential_ended` event carries.
 #[derive(Debug, Clone, Serialize)]
 pub struct CredentialEndedData {
-    /// `expired`, `revoked` or `password_changed`.
+    /// `expired`, `revoked`, `password_changed` or `account_disabled`.
     pub reason: String,
     pub detail: String,
 }
@@ -266,6 +270,13 @@ impl Service {
         let now = self.clock.now();
         if holder.credential.expires_at().is_some_and(|at| at <= now) {
             return Ok(Some(CredentialEnd::Expired));
+        }
+        if !matches!(holder.credential, Credential::Server)
+            && store::credentials_by_id(&self.db, holder.player)
+                .await?
+                .is_some_and(|p| p.disabled_at.is_some())
+        {
+            return Ok(Some(CredentialEnd::Disabled));
         }
         Ok(match &holder.credential {
             Credential::Password { version, .. } => {

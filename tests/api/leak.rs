@@ -111,6 +111,11 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/players/{name}/ratings",
         vec![format!("/api/v1/players/{name}/ratings")],
     );
+    // Admins only: anybody else reads a 401 or 403 problem.
+    f.insert(
+        "/api/v1/admin/audit",
+        vec!["/api/v1/admin/audit".to_owned()],
+    );
     f
 }
 

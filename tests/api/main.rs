@@ -20,6 +20,7 @@ mod limits;
 mod malacca;
 mod matches;
 mod migrations;
+mod moderation;
 mod observability;
 mod openapi;
 mod players;

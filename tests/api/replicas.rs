@@ -14,7 +14,7 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-struct Server(Child);
+pub(crate) struct Server(Child);
 
 impl Drop for Server {
     fn drop(&mut self) {
@@ -90,7 +90,7 @@ async fn two_replicas_started_at_once_on_a_fresh_database_both_come_up_healthy()
 
 /// Starts `n` replicas at the same instant on one fresh database; answers them
 /// once every one is ready.
-async fn replicas(
+pub(crate) async fn replicas(
     settings: &sealed_orders::config::Settings,
     n: usize,
     env: &[(&str, &str)],
@@ -144,7 +144,7 @@ async fn replicas(
     )
 }
 
-async fn call(
+pub(crate) async fn call(
     client: &reqwest::Client,
     method: reqwest::Method,
     url: String,

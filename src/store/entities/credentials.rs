@@ -16,6 +16,11 @@ pub struct Model {
     pub is_bot: bool,
     /// How many times the password was changed; JWTs carry it as `pwv`.
     pub password_version: i64,
+    /// `player` or `admin` (see docs/community.md, "Moderation").
+    pub role: String,
+    /// Set while an admin has disabled the account: every credential is refused.
+    pub disabled_at: Option<ChronoDateTimeUtc>,
+    pub disabled_reason: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

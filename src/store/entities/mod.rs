@@ -1,6 +1,7 @@
 //! sea-orm entities, one per table. Never serialized as API bodies.
 
 pub mod api_tokens;
+pub mod audit_log;
 pub mod credentials;
 pub mod events;
 pub mod game_data;
