@@ -18,6 +18,7 @@ from sealed_orders_client.api.moves import list_rounds, submit_move  # noqa: E40
 from sealed_orders_client.api.players import create_player  # noqa: E402
 from sealed_orders_client.models import (  # noqa: E402
     CreateMatchRequest,
+    JoinMatchRequest,
     CreatePlayerRequest,
     KontorActionType1,
     KontorMatch,
@@ -65,7 +66,7 @@ created = create_match.sync_detailed(client=players[0], body=request)
 assert created.status_code == 201, created.content
 match_id = created.parsed.id
 for p in players[1:]:
-    joined = join_match.sync_detailed(match_id, client=p)
+    joined = join_match.sync_detailed(match_id, client=p, body=JoinMatchRequest())
     assert joined.status_code == 200, joined.content
 
 moves = 0
@@ -94,7 +95,7 @@ assert len(rounds.parsed.items) == 3
 request = CreateMatchRequest.from_dict({"game": "kontor", "seats": 2})
 kontor = create_match.sync_detailed(client=players[0], body=request)
 assert kontor.status_code == 201, kontor.content
-joined = join_match.sync_detailed(kontor.parsed.id, client=players[1]).parsed
+joined = join_match.sync_detailed(kontor.parsed.id, client=players[1], body=JoinMatchRequest()).parsed
 assert isinstance(joined, KontorMatch), type(joined)
 seat = joined.prompt.awaiting[0]
 mine = get_match.sync_detailed(kontor.parsed.id, client=players[seat]).parsed

@@ -28,7 +28,7 @@ macro_rules! player_action {
         #[utoipa::path(tag = "admin", operation_id = $op,
             security(("bearer" = [])),
             params(("name" = String, Path, description = "The player's name.")),
-            request_body(content = Option<ModerationRequest>, description = "Optional: the reason."),
+            request_body(content = ModerationRequest, description = "A JSON object: `{}`, or the reason (kept in the audit log). An empty body counts as `{}`."),
             responses(
                 (status = 200, description = $what, body = ModerationResponse),
                 (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
@@ -101,7 +101,7 @@ player_action!(
 #[utoipa::path(tag = "admin", operation_id = "moderate_cancel_match",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
-    request_body(content = Option<ModerationRequest>, description = "Optional: the reason."),
+    request_body(content = ModerationRequest, description = "A JSON object: `{}`, or the reason (kept in the audit log). An empty body counts as `{}`."),
     responses(
         (status = 200, description = "The match, aborted.", body = MatchResponse),
         (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),

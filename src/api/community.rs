@@ -92,7 +92,7 @@ pub struct AcceptInvitationRequest {
 #[utoipa::path(tag = "invitations", operation_id = "accept_invitation",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
-    request_body(content = Option<AcceptInvitationRequest>, description = "Optional: a seat."),
+    request_body(content = AcceptInvitationRequest, description = "A JSON object: `{}`, or the seat wanted. An empty body counts as `{}`."),
     responses(
         (status = 200, description = "The match joined.", body = MatchResponse),
         (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),

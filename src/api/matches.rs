@@ -393,7 +393,7 @@ pub(super) fn optional_body<T: Default + serde::de::DeserializeOwned>(
 #[utoipa::path(tag = "matches", operation_id = "join_match",
     security(("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
-    request_body(content = Option<JoinMatchRequest>, description = "Optional: a join code and a seat."),
+    request_body(content = JoinMatchRequest, description = "A JSON object: `{}`, or a join code and the seat wanted. An empty body counts as `{}`."),
     responses(
         (status = 200, description = "The match after the change.", body = MatchResponse),
         (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
