@@ -182,11 +182,20 @@ impl Service {
     }
 
     /// Whether the match may be read by `caller`, before a long poll waits on it.
+    /// A public match kept in this process needs no query: a match's visibility
+    /// never changes, and the read after the wait checks everything again
+    /// against a current snapshot.
     pub async fn check_match_visible(
         &self,
         caller: Option<Uuid>,
         id: Uuid,
     ) -> Result<(), ApiError> {
+        if let Some(kept) = self.snapshots.get(id)
+            && kept.row.visibility == PUBLIC
+            && kept.row.spectators
+        {
+            return Ok(());
+        }
         let snap = self.snapshot(id).await?;
         self.require_visible(&self.db, &snap.row, &snap.seats, caller)
             .await
