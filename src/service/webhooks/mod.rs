@@ -271,8 +271,16 @@ impl Service {
         let mut rows = store::list_deliveries(&self.db, id, before, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
+        // The two reads are not one snapshot: an attempt recorded between them
+        // (with its delivery's new state, in one transaction) is left out, so
+        // each delivery shows the attempts its own row counts.
+        let counted: std::collections::HashMap<Uuid, i32> =
+            rows.iter().map(|r| (r.id, r.attempts)).collect();
         let mut attempts = std::collections::HashMap::<Uuid, Vec<AttemptResponse>>::new();
         for a in store::attempts_of(&self.db, rows.iter().map(|r| r.id).collect()).await? {
+            if counted.get(&a.delivery_id).is_none_or(|&n| a.attempt > n) {
+                continue;
+            }
             attempts
                 .entry(a.delivery_id)
                 .or_default()
