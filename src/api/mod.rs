@@ -40,6 +40,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(chat::mute_player)
                 .service(chat::unmute_player)
                 .service(players::change_password)
+                .service(players::delete_account)
                 .service(tokens::create_api_token)
                 .service(tokens::list_api_tokens)
                 .service(tokens::revoke_api_token)

@@ -101,6 +101,49 @@ pub async fn change_password(
     Ok(quota.headers(HttpResponse::Ok()).json(token))
 }
 
+/// The password, once more, to delete the account.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeleteAccountRequest {
+    #[schema(example = "correct horse")]
+    pub password: String,
+}
+
+/// Deletes your account. Your seats in active matches are resigned and your
+/// waiting matches left (one you own with nobody else seated is cancelled);
+/// then the account is anonymised: the matches you played keep your seats,
+/// moves and results under the name `deleted.<12 hex digits>`, your chat
+/// messages lose their text, your API tokens, webhooks, mutes, pending
+/// invitations and ratings go, and every credential of yours is refused from
+/// then on. Your old name stays reserved: nobody can register it. Needs a
+/// password-issued token and the password. Rate-limited as logins are.
+#[utoipa::path(tag = "players", operation_id = "delete_account",
+    security(("bearer" = [])),
+    request_body = DeleteAccountRequest,
+    responses(
+        (status = 204, description = "The account is deleted.",
+            headers(("RateLimit-Limit" = u32, description = "Authentication requests allowed per minute."),
+                    ("RateLimit-Remaining" = u32, description = "Requests left now."),
+                    ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."))),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "An API token was used (`password_session_required`), or the password is wrong (`wrong_password`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The body lacks the password (`invalid_body`).", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/players/me/delete")]
+pub async fn delete_account(
+    req: HttpRequest,
+    service: web::Data<Service>,
+    limits: web::Data<RateLimits>,
+    me: PasswordSession,
+    body: web::Json<DeleteAccountRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.auth(&req, Some(&me.name))?;
+    service.delete_account(&me, &body.password).await?;
+    Ok(quota.headers(HttpResponse::NoContent()).finish())
+}
+
 /// The authenticated player's profile.
 #[utoipa::path(tag = "players", operation_id = "get_me",
     security(("bearer" = [])),

@@ -1,6 +1,7 @@
 //! The match lifecycle, written once for all games. Owns transactions and locking.
 
 mod absence;
+mod account;
 pub mod chat;
 pub mod clock;
 pub mod commitment;

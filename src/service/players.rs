@@ -119,7 +119,10 @@ impl Service {
             ));
         }
         check_password(password)?;
-        if store::player_by_name(&self.db, name).await?.is_some() {
+        if store::player_by_name(&self.db, name).await?.is_some()
+            || store::name_key_retired(&self.db, &super::account::retired_key(&name.to_lowercase()))
+                .await?
+        {
             return Err(name_taken());
         }
         let hash = self.passwords.hash(password).await?;
@@ -318,15 +321,24 @@ impl Service {
 
     /// Forgets every cached credential check when another replica revokes a
     /// token or changes a password, so that the change counts here at once
-    /// rather than when the cache's entries age out. Runs until shutdown.
+    /// rather than when the cache's entries age out, and the match snapshots
+    /// naming the player (whose account may have been deleted, and so
+    /// renamed). Runs until shutdown.
     pub async fn forget_changed_credentials(&self) {
         let mut changes = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
         loop {
             tokio::select! {
                 c = changes.recv() => match c {
-                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    // A deleted account changes its name too: the snapshots
+                    // that show it are read again.
+                    Ok(player) => {
                         self.credentials.clear();
+                        self.snapshots.forget_player(Some(player));
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        self.credentials.clear();
+                        self.snapshots.forget_player(None);
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 },

@@ -136,6 +136,17 @@ impl SnapshotCache {
         entries.insert(id, snapshot);
     }
 
+    /// Drops every snapshot that names `player` (seated or owning), so that
+    /// the next read of those matches reads their names again: after the
+    /// player's account was deleted (or `None`: every snapshot).
+    pub fn forget_player(&self, player: Option<Uuid>) {
+        let Some(entries) = &self.entries else { return };
+        match player {
+            Some(p) => entries.retain(|_, s| !s.names.contains_key(&p)),
+            None => entries.clear(),
+        }
+    }
+
     /// Entries kept and their weight in bytes (for /metrics).
     pub fn usage(&self) -> (u64, u64) {
         self.entries

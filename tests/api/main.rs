@@ -4,6 +4,7 @@
 
 mod helpers;
 
+mod account;
 mod amend;
 mod async_play;
 mod chat;

@@ -464,6 +464,33 @@ def main():
             b.click("form:has(#login-name) button[type=submit]")
             b.wait_for_selector(f"#who a:has-text('{bob}')")
 
+        @check("an account is deleted from its account page, with its password; it cannot log in again")
+        def _():
+            ctx = browser.new_context(**phone)
+            page = ctx.new_page()
+            pages["leaver"] = page
+            name = f"leaver-{RUN}"
+            register(page, name)
+            page.goto(f"{BASE}/#/account")
+            page.wait_for_selector("#delete-account")
+            fits_phone(page, "account page")
+            page.fill("#delete-password", "not the password")
+            page.check("#delete-sure")
+            page.click("#delete-account button[type=submit]")
+            page.wait_for_selector("#toasts :text('password is wrong')")
+            shot(page, "account-delete")
+            page.fill("#delete-password", PASSWORD)
+            page.click("#delete-account button[type=submit]")
+            page.wait_for_selector("#who a:has-text('Log in')")
+            assert token_of(page) is None
+            try:
+                api("POST", "/auth/token", body={"name": name, "password": PASSWORD})
+                raise AssertionError("a deleted account logged in")
+            except urllib.error.HTTPError as e:
+                assert e.code == 401, e.code
+            del pages["leaver"]
+            ctx.close()
+
         @check("no console errors on any page")
         def _():
             assert not console_errors, "\n".join(console_errors[:10])

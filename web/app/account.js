@@ -1,4 +1,4 @@
-// Register, log in, log out, change password, API tokens.
+// Register, log in, log out, change password, API tokens, delete the account.
 import { api, get, post, del, session } from "./api.js";
 import { h, mount, attempt, toast, date } from "./ui.js";
 
@@ -85,6 +85,29 @@ export async function accountPage(app) {
       toast("Password changed; other sessions are signed out.", "info");
       renderTokens();
     }, pw.querySelector("button"));
+  });
+
+  const gone = h(
+    "form",
+    { class: "card danger-zone", id: "delete-account" },
+    h("h2", {}, "Delete account"),
+    h(
+      "p",
+      { class: "muted" },
+      "Your seats in active matches are resigned and your waiting matches left. The matches you played keep your moves under an anonymous name; your name stays reserved. This cannot be undone.",
+    ),
+    field("Password", { name: "password", type: "password", required: true, autocomplete: "current-password", id: "delete-password" }),
+    h("label", { class: "inline" }, h("input", { type: "checkbox", name: "sure", required: true, id: "delete-sure" }), " I want to delete my account"),
+    h("button", { type: "submit", class: "danger" }, "Delete my account"),
+  );
+  gone.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const f = new FormData(gone);
+    attempt(async () => {
+      await post("/players/me/delete", { password: f.get("password") });
+      signOut();
+      toast("Your account is deleted.", "info");
+    }, gone.querySelector("button"));
   });
 
   const tokenList = h("div", {});
@@ -184,6 +207,7 @@ export async function accountPage(app) {
     h("h1", {}, `Account: ${me.name}`),
     h("p", { class: "muted" }, `Member since ${date(me.created_at)}.`),
     h("div", { class: "grid2" }, pw, make),
+    gone,
   );
   renderTokens();
 }

@@ -21,6 +21,8 @@ pub struct Model {
     /// Set while an admin has disabled the account: every credential is refused.
     pub disabled_at: Option<ChronoDateTimeUtc>,
     pub disabled_reason: Option<String>,
+    /// Set once the player deleted the account (see docs/community.md).
+    pub deleted_at: Option<ChronoDateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
