@@ -35,6 +35,7 @@ mod contract;
         (name = "matches", description = "Creating, joining and reading matches."),
         (name = "invitations", description = "Inviting players to a match, and answering invitations."),
         (name = "chat", description = "A match's chat, and the players you muted."),
+        (name = "clubs", description = "Clubs: their members, matches and leaderboards."),
         (name = "moves", description = "Moves, a match's events and the history of rounds."),
         (name = "events", description = "What happens in your matches: event pages, Server-Sent Events streams and stream tickets."),
         (name = "ratings", description = "Per-game ratings and leaderboards."),

@@ -327,6 +327,7 @@ impl Shared {
                     invite: Vec::new(),
                     invitation_expires_in: None,
                     chat: None,
+                    club: None,
                 },
             )
             .await

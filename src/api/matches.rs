@@ -60,6 +60,10 @@ pub struct CreateMatchRequest {
     /// spectators write too) or `off`.
     #[schema(example = "players")]
     pub chat: Option<String>,
+    /// A club (by id) whose match this is: you must be one of its members,
+    /// and only its members take seats (bots too). It lists under
+    /// `GET /matches?club=` and counts for the club's leaderboards.
+    pub club: Option<Uuid>,
 }
 
 fn default_true() -> bool {
@@ -97,6 +101,7 @@ pub async fn create_match(
                 invite: body.invite,
                 invitation_expires_in: body.invitation_expires_in,
                 chat: body.chat,
+                club: body.club,
             },
         )
         .await?;
@@ -115,6 +120,8 @@ pub struct ListMatchesQuery {
     pub player: Option<String>,
     /// `waiting`, `active`, `finished` or `aborted`.
     pub status: Option<String>,
+    /// Only the matches of this club (by id).
+    pub club: Option<Uuid>,
     /// Items per page: 1 to 200 (default 50).
     #[param(minimum = 1, maximum = 200, default = 50)]
     pub limit: Option<u64>,
@@ -143,6 +150,7 @@ pub async fn list_matches(
             game: q.game,
             player: q.player,
             status: q.status,
+            club: q.club,
             limit: q.limit,
             cursor: q.cursor,
             reader: caller.0.map(|p| p.id),

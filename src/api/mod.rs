@@ -3,6 +3,7 @@
 mod admin;
 mod auth;
 mod chat;
+mod clubs;
 mod community;
 mod exports;
 mod games;
@@ -39,6 +40,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(chat::list_mutes)
                 .service(chat::mute_player)
                 .service(chat::unmute_player)
+                .service(clubs::get_my_clubs)
                 .service(players::change_password)
                 .service(players::delete_account)
                 .service(tokens::create_api_token)
@@ -78,6 +80,18 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(chat::post_chat_message)
                 .service(chat::list_chat_messages)
                 .service(chat::delete_chat_message)
+                .service(clubs::create_club)
+                .service(clubs::list_clubs)
+                .service(clubs::get_club)
+                .service(clubs::update_club)
+                .service(clubs::join_club)
+                .service(clubs::leave_club)
+                .service(clubs::list_club_members)
+                .service(clubs::invite_to_club)
+                .service(clubs::accept_club_request)
+                .service(clubs::remove_club_member)
+                .service(clubs::set_club_role)
+                .service(clubs::get_club_leaderboard)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
                 .service(moves::submit_move)

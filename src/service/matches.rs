@@ -48,6 +48,8 @@ pub struct CreateMatch {
     pub invitation_expires_in: Option<i64>,
     /// Who writes in the match's chat: `players` (default), `everyone` or `off`.
     pub chat: Option<String>,
+    /// The club whose match it is: the creator must be one of its members.
+    pub club: Option<Uuid>,
 }
 
 /// How a player joins a waiting match.
@@ -64,6 +66,8 @@ pub struct ListMatches {
     pub game: Option<String>,
     pub player: Option<String>,
     pub status: Option<String>,
+    /// Only the matches of this club.
+    pub club: Option<Uuid>,
     pub limit: Option<u64>,
     pub cursor: Option<String>,
     /// Who asks: the lobby shows them their own unlisted and private matches.
@@ -419,6 +423,7 @@ impl Service {
             join_code: shown.join_code,
             rematch_of: None,
             chat,
+            club_id: req.club,
         };
         let id = row.id;
         with_retry!(async {
@@ -429,6 +434,8 @@ impl Service {
                     "The access token names a player that does not exist.",
                 ));
             }
+            // Only a member starts a club's match (seated or not).
+            self.require_club_member(&tx, row.club_id, me.id).await?;
             store::insert_match(&tx, row.clone()).await?;
             let mut m = row.clone();
             let mut seated = Vec::new();
@@ -483,6 +490,9 @@ impl Service {
             }
             Some(w) => w as i32,
         };
+        if bot.is_none() {
+            self.require_club_member(tx, m.club_id, player).await?;
+        }
         let now = self.clock.now();
         let seat = match_seats::Model {
             match_id: m.id,
@@ -1028,6 +1038,7 @@ impl Service {
                 .filter(|_| caller.is_some() && caller == m.owner_id),
             rematch_of: m.rematch_of,
             chat: m.chat.clone(),
+            club_id: m.club_id,
         })
     }
 
@@ -1072,6 +1083,7 @@ impl Service {
         let filter = MatchFilter {
             game: q.game.clone(),
             status: q.status.clone(),
+            club_id: q.club,
             player_id,
             before,
             listed: store::Listed::For(q.reader),
@@ -1122,6 +1134,7 @@ impl Service {
                 started_at: m.started_at,
                 finished_at: m.finished_at,
                 visibility: m.visibility.clone(),
+                club_id: m.club_id,
             })
             .collect();
         Ok(MatchPage { items, next_cursor })
@@ -1260,6 +1273,7 @@ impl Service {
                 join_code: shown.join_code,
                 rematch_of: Some(old_id),
                 chat: old.chat.clone(),
+                club_id: old.club_id,
             };
             store::insert_match(&tx, row.clone()).await?;
             let mut m = row;

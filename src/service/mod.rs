@@ -4,6 +4,7 @@ mod absence;
 mod account;
 pub mod chat;
 pub mod clock;
+pub mod clubs;
 pub mod commitment;
 pub mod community;
 pub mod data;
@@ -307,6 +308,27 @@ fn decode_cursor(cursor: &str) -> Result<String, ApiError> {
                 "The cursor is not one this server issued.",
             )
         })
+}
+
+fn invalid_cursor() -> ApiError {
+    ApiError::bad_request(
+        "invalid_cursor",
+        "The cursor is not one this server issued.",
+    )
+}
+
+/// The id a page of a list ordered by id starts below.
+fn uuid_cursor(cursor: Option<String>) -> Result<Option<uuid::Uuid>, ApiError> {
+    cursor
+        .map(|c| decode_cursor(&c)?.parse().map_err(|_| invalid_cursor()))
+        .transpose()
+}
+
+/// The offset a page of a list ordered otherwise starts at.
+fn offset_cursor(cursor: Option<String>) -> Result<u64, ApiError> {
+    cursor.map_or(Ok(0), |c| {
+        decode_cursor(&c)?.parse().map_err(|_| invalid_cursor())
+    })
 }
 
 fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {

@@ -201,6 +201,8 @@ pub struct MatchResponse {
     /// `everyone` (signed-in spectators too) or `off`.
     #[schema(example = "players")]
     pub chat: String,
+    /// The club whose match this is (only its members take seats).
+    pub club_id: Option<Uuid>,
 }
 
 /// A match in a list.
@@ -220,6 +222,8 @@ pub struct MatchSummary {
     /// `public`, `unlisted` or `private` (lists show the last two only to
     /// those who take part).
     pub visibility: String,
+    /// The club whose match this is.
+    pub club_id: Option<Uuid>,
 }
 
 /// A page of matches.

@@ -11,7 +11,7 @@ use super::models::{
     LeaderboardEntry, LeaderboardPage, PlayerRef, RatingChange, RatingResponse, RatingsPage,
 };
 use super::players::player_not_found;
-use super::{Service, decode_cursor, encode_cursor, page_limit};
+use super::{Service, decode_cursor, encode_cursor, offset_cursor, page_limit};
 use crate::errors::ApiError;
 use crate::games::Outcome;
 use crate::store;
@@ -115,15 +115,7 @@ impl Service {
             ));
         }
         let limit = page_limit(limit)?;
-        let offset: u64 = match cursor {
-            Some(c) => decode_cursor(&c)?.parse().map_err(|_| {
-                ApiError::bad_request(
-                    "invalid_cursor",
-                    "The cursor is not one this server issued.",
-                )
-            })?,
-            None => 0,
-        };
+        let offset = offset_cursor(cursor)?;
         let min_games = min_games.unwrap_or(1).max(0);
         let mut rows = store::leaderboard(&self.db, game, min_games, offset, limit + 1).await?;
         let more = rows.len() as u64 > limit;

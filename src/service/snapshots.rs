@@ -193,6 +193,7 @@ mod tests {
             join_code: None,
             rematch_of: None,
             chat: "players".into(),
+            club_id: None,
         }
     }
 

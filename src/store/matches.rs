@@ -329,6 +329,7 @@ pub async fn delete_match(db: &impl ConnectionTrait, id: Uuid) -> Result<(), DbE
 pub struct MatchFilter {
     pub game: Option<String>,
     pub status: Option<String>,
+    pub club_id: Option<Uuid>,
     pub player_id: Option<Uuid>,
     /// Only matches whose id is below this one (ids are UUIDv7: time-ordered).
     pub before: Option<Uuid>,
@@ -372,6 +373,9 @@ pub async fn list_matches(
     }
     if let Some(s) = &filter.status {
         q = q.filter(matches::Column::Status.eq(s.clone()));
+    }
+    if let Some(c) = filter.club_id {
+        q = q.filter(matches::Column::ClubId.eq(c));
     }
     if let Some(before) = filter.before {
         q = q.filter(matches::Column::Id.lt(before));

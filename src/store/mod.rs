@@ -5,6 +5,7 @@ mod auth;
 mod batch;
 mod chat;
 pub mod citus;
+pub mod clubs;
 mod community;
 mod deletion;
 pub mod entities;

@@ -100,6 +100,22 @@ pub async fn leaderboard(
         .await
 }
 
+/// The ratings in `game` of these players (those who have one).
+pub async fn ratings_of_players(
+    db: &impl ConnectionTrait,
+    game: &str,
+    players: Vec<Uuid>,
+) -> Result<Vec<ratings::Model>, DbErr> {
+    if players.is_empty() {
+        return Ok(Vec::new());
+    }
+    ratings::Entity::find()
+        .filter(ratings::Column::Game.eq(game))
+        .filter(ratings::Column::PlayerId.is_in(players))
+        .all(db)
+        .await
+}
+
 pub async fn ratings_of(
     db: &impl ConnectionTrait,
     player: Uuid,

@@ -111,6 +111,22 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/players/{name}/ratings",
         vec![format!("/api/v1/players/{name}/ratings")],
     );
+    // Clubs hold no match contents: their lists, and an unknown club's pages.
+    let club = "00000000-0000-7000-8000-000000000000";
+    f.insert("/api/v1/clubs", vec!["/api/v1/clubs".to_owned()]);
+    f.insert(
+        "/api/v1/players/me/clubs",
+        vec!["/api/v1/players/me/clubs".to_owned()],
+    );
+    f.insert("/api/v1/clubs/{id}", vec![format!("/api/v1/clubs/{club}")]);
+    f.insert(
+        "/api/v1/clubs/{id}/members",
+        vec![format!("/api/v1/clubs/{club}/members")],
+    );
+    f.insert(
+        "/api/v1/clubs/{id}/leaderboards/{game}",
+        vec![format!("/api/v1/clubs/{club}/leaderboards/malacca")],
+    );
     // Admins only: anybody else reads a 401 or 403 problem.
     f.insert(
         "/api/v1/admin/audit",

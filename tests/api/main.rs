@@ -8,6 +8,7 @@ mod account;
 mod amend;
 mod async_play;
 mod chat;
+mod clubs;
 mod community;
 mod contract;
 mod credentials;

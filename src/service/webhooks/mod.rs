@@ -16,7 +16,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{Service, decode_cursor, encode_cursor, page_limit};
+use super::{Service, encode_cursor, page_limit, uuid_cursor};
 use crate::auth::AuthenticatedPlayer;
 use crate::config::WebhookSettings;
 use crate::errors::ApiError;
@@ -166,19 +166,6 @@ fn new_secret() -> Result<String, ApiError> {
     let mut raw = [0u8; 32];
     getrandom::fill(&mut raw).map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
     Ok(format!("whsec_{}", hex::encode(raw)))
-}
-
-fn uuid_cursor(cursor: Option<String>) -> Result<Option<Uuid>, ApiError> {
-    cursor
-        .map(|c| {
-            decode_cursor(&c)?.parse::<Uuid>().map_err(|_| {
-                ApiError::bad_request(
-                    "invalid_cursor",
-                    "The cursor is not one this server issued.",
-                )
-            })
-        })
-        .transpose()
 }
 
 fn webhook_not_found() -> ApiError {

@@ -47,6 +47,8 @@ pub struct Model {
     /// Who may write in its chat: `players`, `everyone` (signed-in spectators
     /// too) or `off`.
     pub chat: String,
+    /// The club whose match this is: only its members take seats.
+    pub club_id: Option<Uuid>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -2,6 +2,8 @@
 
 pub mod api_tokens;
 pub mod audit_log;
+pub mod club_members;
+pub mod clubs;
 pub mod credentials;
 pub mod events;
 pub mod game_data;
