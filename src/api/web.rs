@@ -38,6 +38,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         "ui.js" => JS,
         "account.js" => JS,
         "lobby.js" => JS,
+        "clubs.js" => JS,
         "options.js" => JS,
         "match.js" => JS,
         "controls.js" => JS,

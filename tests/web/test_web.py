@@ -163,7 +163,7 @@ def register(page, name):
     page.wait_for_selector(f"#who a:has-text('{name}')")
 
 
-def create_match(page, game, seats=2, bots=0, options=None, visibility=None, invite=None):
+def create_match(page, game, seats=2, bots=0, options=None, visibility=None, invite=None, club=None):
     page.goto(f"{BASE}/#/")
     page.wait_for_selector("#create-game")
     page.select_option("#create-game", game)
@@ -181,6 +181,9 @@ def create_match(page, game, seats=2, bots=0, options=None, visibility=None, inv
         page.select_option("#create-visibility", visibility)
     if invite:
         page.fill("#create-invite", invite)
+    if club:
+        page.wait_for_selector(f"#create-club option[value='{club}']", state="attached")
+        page.select_option("#create-club", club)
     page.click("#create-submit")
     page.wait_for_url("**/#/match/*")
     page.wait_for_selector("#app > .page[data-version]")
@@ -410,6 +413,36 @@ def main():
             row.locator("button:has-text('Accept')").click()
             b.wait_for_selector("#app > .page[data-status='active']", timeout=10000)
             shot(b, "match-rematch")
+
+        @check("a club is founded, a request to join accepted by its owner, and a club match created from the club page")
+        def _():
+            club = f"Club {RUN}"
+            a.goto(f"{BASE}/#/clubs")
+            a.fill("#club-name", club)
+            a.fill("#club-description", "Weekly games")
+            a.select_option("#club-policy", "request")
+            a.click("#club-submit")
+            a.wait_for_url("**/#/club/*")
+            club_id = a.url.rsplit("/", 1)[-1]
+            b.goto(f"{BASE}/#/clubs")
+            b.fill("#club-search", club.upper()[:8])
+            b.click(f"#club-list a:has-text('{club}')")
+            b.click("#club-join:has-text('Ask to join')")
+            b.wait_for_selector("#club-leave:has-text('Withdraw')")
+            a.reload()
+            a.wait_for_selector(f"#club-requests li:has-text('{bob}')")
+            shot(a, "club-admin")
+            fits_phone(a, "club page")
+            a.click(f"#club-requests li:has-text('{bob}') button:has-text('Accept')")
+            a.wait_for_selector(f"#club-members li:has-text('{bob}')")
+            a.click("#club-new-match")
+            a.wait_for_selector("#create-club option:checked:not([value=''])", state="attached")
+            assert a.eval_on_selector("#create-club", "e => e.value") == club_id
+            mid = create_match(a, "malacca", seats=2, club=club_id)
+            assert drawn(a)["club_id"] == club_id
+            a.goto(f"{BASE}/#/club/{club_id}")
+            a.wait_for_selector(f"#club-matches a[href='#/match/{mid}']")
+            a.wait_for_selector("#club-board-game")
 
         @check("API tokens are created and revoked, and the password changed, from the account page; a page still on the old session falls back to anonymous")
         def _():

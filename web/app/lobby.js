@@ -3,6 +3,7 @@
 import { get, post, follow, session, query } from "./api.js";
 import { h, mount, attempt, toast, countdown, relative, words, loading } from "./ui.js";
 import { optionsForm } from "./options.js";
+import { NEW_MATCH_CLUB } from "./clubs.js";
 
 let gamesCache = null;
 export async function games() {
@@ -202,6 +203,16 @@ export async function lobbyPage(app) {
       h("option", { value: "private" }, "Private: invited players and the join code"),
     );
     const invite = h("input", { id: "create-invite", name: "invite", type: "text", autocomplete: "off", spellcheck: "false", placeholder: "names, separated by commas" });
+    // A club's match: only its members take seats. The club page's "New club
+    // match" sends its id here.
+    const clubSel = h("select", { id: "create-club", name: "club" }, h("option", { value: "" }, "No club"));
+    const wanted = sessionStorage.getItem(NEW_MATCH_CLUB);
+    sessionStorage.removeItem(NEW_MATCH_CLUB);
+    get("/players/me/clubs").then((mine) => {
+      for (const c of (mine.items || []).filter((c) => c.status === "member")) {
+        clubSel.append(h("option", { value: c.club.id, selected: c.club.id === wanted }, c.club.name));
+      }
+    }).catch(() => {});
     const optsBox = h("div", {});
     let form = null;
     async function fill() {
@@ -224,6 +235,7 @@ export async function lobbyPage(app) {
         h("label", {}, h("span", {}, "Bot kind"), botKind),
         h("label", {}, h("span", {}, "Who may join"), visibility),
         h("label", {}, h("span", {}, "Invite"), invite),
+        h("label", {}, h("span", {}, "Club"), clubSel),
       ),
       optsBox,
       submit,
@@ -237,6 +249,7 @@ export async function lobbyPage(app) {
         if (visibility.value !== "public") body.visibility = visibility.value;
         const names = invite.value.split(",").map((n) => n.trim()).filter(Boolean);
         if (names.length) body.invite = names;
+        if (clubSel.value) body.club = clubSel.value;
         const m = await post("/matches", body);
         location.hash = `#/match/${m.id}`;
       }, submit);

@@ -1,9 +1,10 @@
 // Hash routing: #/ lobby, #/login, #/account, #/match/<id>, #/replay/<id>,
-// #/player/<name>, #/game/<id>, #/leaderboards[/<game>].
+// #/player/<name>, #/game/<id>, #/leaderboards[/<game>], #/clubs, #/club/<id>.
 import { session } from "./api.js";
 import { h, mount, toast } from "./ui.js";
 import { accountPage, loginPage, signOut } from "./account.js";
 import { lobbyPage } from "./lobby.js";
+import { clubsPage, clubPage } from "./clubs.js";
 import { matchPage } from "./match.js";
 import { replayPage } from "./replay.js";
 import { playerPage, gamePage, leaderboardsPage } from "./dashboard.js";
@@ -20,6 +21,8 @@ const routes = [
   [/^\/player\/([^/]+)$/, () => playerPage],
   [/^\/game\/([\w-]+)$/, () => gamePage],
   [/^\/leaderboards(?:\/([\w-]+))?$/, () => leaderboardsPage],
+  [/^\/clubs$/, () => clubsPage],
+  [/^\/club\/([\w-]+)$/, () => clubPage],
 ];
 
 /**
