@@ -414,6 +414,21 @@ def main():
             b.wait_for_selector("#app > .page[data-status='active']", timeout=10000)
             shot(b, "match-rematch")
 
+        @check("match chat: a message written on one seat's page appears live on the other's, and its deletion too")
+        def _():
+            m = api("POST", "/matches", token_of(a), {"game": "malacca", "seats": 2})
+            api("POST", f"/matches/{m['id']}/join", token_of(b), {})
+            open_match(a, m["id"])
+            open_match(b, m["id"])
+            b.wait_for_selector("#chat-form")
+            a.fill("#chat-text", "good luck, have fun")
+            a.click("#chat-form button[type=submit]")
+            b.wait_for_selector("#chat-list li:has-text('good luck, have fun')", timeout=10000)
+            shot(b, "match-chat")
+            a.click("#chat-list li:has-text('good luck') button:has-text('delete')")
+            b.wait_for_selector("#chat-list li.deleted:has-text('message deleted')", timeout=10000)
+            assert "good luck" not in b.inner_text("#chat-list")
+
         @check("a club is founded, a request to join accepted by its owner, and a club match created from the club page")
         def _():
             club = f"Club {RUN}"

@@ -1,6 +1,7 @@
 // A match: the board from `view`, the prompt as controls, deadlines, rounds,
-// the result. Live through the match's event stream: on an event, re-read.
-import { get, post, follow, session } from "./api.js";
+// the result, its chat. Live through the match's event stream: on an event,
+// re-read (the match, or the chat for a chat event).
+import { get, post, del, follow, session } from "./api.js";
 import { h, mount, attempt, toast, countdown, words, playerLink, seatColour, relative } from "./ui.js";
 import { controls } from "./controls.js";
 import { games } from "./lobby.js";
@@ -165,6 +166,89 @@ function lifecycleButtons(m, refresh, gameInfo) {
   return out.length ? h("div", { class: "lifecycle" }, out) : "";
 }
 
+/** Whether the caller may write in the match's chat (the server decides; this only hides the form). */
+function mayChat(m) {
+  if (!session.get() || m.chat === "off") return false;
+  if (m.chat === "everyone") return true;
+  return m.your_seat != null || m.owner?.name === session.name;
+}
+
+/** The match's chat: its messages, oldest first, and a form to write. */
+function chatPanel(id) {
+  const list = h("ol", { class: "chat-list", id: "chat-list", "aria-live": "polite" });
+  const box = h("section", { class: "card chat", "aria-labelledby": "chat-h" });
+  const text = h("input", { id: "chat-text", maxlength: 500, autocomplete: "off", placeholder: "Say something…", "aria-label": "Message" });
+  const send = h("button", { type: "submit", class: "small" }, "Send");
+  const form = h("form", { class: "chat-form", id: "chat-form" }, text, send);
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const body = text.value.trim();
+    if (!body) return;
+    attempt(async () => {
+      await post(`/matches/${id}/messages`, { text: body });
+      text.value = "";
+      await load();
+    }, send);
+  });
+  let match = null;
+  let shown = null;
+  async function load() {
+    if (!match) return;
+    let page;
+    try {
+      page = await get(`/matches/${id}/messages?limit=200`);
+    } catch (e) {
+      // Closed to this reader (a match without spectators): no chat shown.
+      box.hidden = true;
+      return;
+    }
+    const items = page.items || [];
+    const me = session.name;
+    const owner = match.owner?.name === me;
+    mount(
+      list,
+      items.length
+        ? items.map((msg) =>
+            h(
+              "li",
+              { class: msg.text == null ? "deleted" : "", "data-message": msg.id },
+              h("strong", {}, msg.author.name), " ",
+              msg.text == null ? h("em", { class: "muted" }, "message deleted") : msg.text,
+              " ",
+              h("time", { class: "muted", datetime: msg.created_at, title: new Date(msg.created_at).toLocaleString() }, relative(msg.created_at)),
+              msg.text != null && me && (msg.author.name === me || owner)
+                ? h("button", { type: "button", class: "link small", "aria-label": "Delete this message", onclick: (e) => attempt(async () => {
+                    await del(`/matches/${id}/messages/${msg.id}`);
+                    await load();
+                  }, e.target) }, "delete")
+                : "",
+            ),
+          )
+        : h("li", { class: "muted" }, "No message yet."),
+    );
+    list.scrollTop = list.scrollHeight;
+  }
+  return {
+    element: box,
+    load,
+    // Called at every render: the form is swapped only when who may write
+    // changes, so a message being typed survives the match's updates.
+    show(m) {
+      match = m;
+      box.hidden = m.chat === "off";
+      const writes = mayChat(m);
+      if (shown === writes) return;
+      shown = writes;
+      mount(
+        box,
+        h("h2", { id: "chat-h" }, "Chat"),
+        list,
+        writes ? form : h("p", { class: "muted" }, session.get() ? "Only the players write here." : "Log in to write."),
+      );
+    },
+  };
+}
+
 export async function matchPage(app, id) {
   let match = null;
   let rounds = [];
@@ -176,7 +260,8 @@ export async function matchPage(app, id) {
   const side = h("section", { class: "side", "aria-label": "Your move" });
   const history = h("section", { class: "card", "aria-labelledby": "rounds-h" });
   const result = h("div", {});
-  mount(app, head, h("div", { class: "match-layout" }, board, side), result, history);
+  const chat = chatPanel(id);
+  mount(app, head, h("div", { class: "match-layout" }, board, side), result, chat.element, history);
 
   async function submit(action, button, problem) {
     if (problem) return toast(problem);
@@ -273,6 +358,7 @@ export async function matchPage(app, id) {
     side.hidden = parts.length === 0;
     history.hidden = m.status === "waiting";
     mount(result, resultTable(m));
+    if (chat.element.isConnected) chat.show(m);
     mount(history, h("h2", { id: "rounds-h" }, "Rounds"), roundsTable(m, rounds));
   }
 
@@ -284,6 +370,8 @@ export async function matchPage(app, id) {
   }
 
   await load();
+  chat.show(match);
+  await chat.load();
   if (match.status === "waiting") {
     gameInfo = (await games().catch(() => [])).find((g) => g.id === match.game) ?? null;
     render();
@@ -293,7 +381,15 @@ export async function matchPage(app, id) {
     clearTimeout(timer);
     timer = setTimeout(() => load().catch((e) => toast(e.message)), 120);
   };
-  const stop = follow(`/matches/${id}/events`, soon, soon, (live) => {
+  const onEvent = (kind) => {
+    if (kind.startsWith("chat_")) chat.load().catch((e) => toast(e.message));
+    else soon();
+  };
+  const onReconnect = () => {
+    soon();
+    chat.load().catch(() => {});
+  };
+  const stop = follow(`/matches/${id}/events`, onEvent, onReconnect, (live) => {
     liveBadge.textContent = live ? "live" : "reconnecting…";
     liveBadge.classList.toggle("off", !live);
   });
