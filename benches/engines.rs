@@ -76,5 +76,53 @@ fn engines(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, engines);
+/// A Malacca game of 4 seats played `moves` random moves in.
+fn malacca_after(data: &<Malacca as Game>::Data, moves: usize) -> <Malacca as Game>::State {
+    let options =
+        serde_json::from_value(json!({"characters": true, "equipment": true})).expect("options");
+    let mut state =
+        Malacca::setup(data, 4, &options, &mut GameRng::from_key([7; 32])).expect("setup");
+    let mut bot = GameRng::from_key([9; 32]);
+    for n in 0..moves {
+        let Progress::Active(prompt) = Malacca::progress(&state) else {
+            break;
+        };
+        let seat = prompt.awaiting[0];
+        let listed = Malacca::legal(&state, seat).expect("moves");
+        let action = serde_json::from_value(legal::sample(&listed, &mut bot).expect("a move"))
+            .expect("parse");
+        state = Malacca::apply(&state, seat, &action, &mut GameRng::from_key([n as u8; 32]))
+            .expect("apply")
+            .state;
+    }
+    state
+}
+
+/// What a match read spends on its view: the typed view serialized into the
+/// answer through a `serde_json::Value` tree (as before) or straight to text.
+fn match_read_view(c: &mut Criterion) {
+    #[derive(serde::Serialize)]
+    struct Answer<V> {
+        view: V,
+    }
+    let malacca = data::<Malacca>();
+    let state = malacca_after(&malacca, 40);
+    let mut group = c.benchmark_group("malacca_match_read_view");
+    group.bench_function("through_value", |b| {
+        b.iter(|| {
+            let view = serde_json::to_value(Malacca::view(&state, Viewer::Seat(0))).expect("view");
+            serde_json::to_vec(&Answer { view }).expect("answer")
+        })
+    });
+    group.bench_function("raw_text", |b| {
+        b.iter(|| {
+            let view = serde_json::value::to_raw_value(&Malacca::view(&state, Viewer::Seat(0)))
+                .expect("view");
+            serde_json::to_vec(&Answer { view }).expect("answer")
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, engines, match_read_view);
 criterion_main!(benches);

@@ -479,6 +479,13 @@ pub trait DynGame: Send + Sync {
         rng: &mut GameRng,
     ) -> Result<Applied, DynError>;
     fn view(&self, state: &AnyState, viewer: Viewer) -> Result<Value, DynError>;
+    /// The view as JSON text, serialized straight from the typed view: what a
+    /// match read sends, without a `Value` tree built and dropped per read.
+    fn view_json(
+        &self,
+        state: &AnyState,
+        viewer: Viewer,
+    ) -> Result<Box<serde_json::value::RawValue>, DynError>;
     fn public_part(
         &self,
         state: &AnyState,
@@ -675,6 +682,14 @@ impl<G: Game> DynGame for Erased<G> {
     }
     fn view(&self, state: &AnyState, viewer: Viewer) -> Result<Value, DynError> {
         to_value(&G::view(Self::state(state)?, viewer))
+    }
+    fn view_json(
+        &self,
+        state: &AnyState,
+        viewer: Viewer,
+    ) -> Result<Box<serde_json::value::RawValue>, DynError> {
+        serde_json::value::to_raw_value(&G::view(Self::state(state)?, viewer))
+            .map_err(|e| DynError::Corrupt(format!("cannot serialize: {e}")))
     }
     fn public_part(
         &self,

@@ -944,7 +944,7 @@ impl Service {
         let mut result = None;
         if let Some(state) = &state {
             let viewer = your_seat.map(Viewer::Seat).unwrap_or(Viewer::Spectator);
-            view = Some(game.view(state, viewer)?);
+            view = Some(game.view_json(state, viewer)?);
             match game.progress(state)? {
                 Progress::Active(p) if m.status == ACTIVE => {
                     let your_turn = your_seat.is_some_and(|s| p.awaiting.contains(&s));

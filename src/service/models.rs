@@ -173,7 +173,7 @@ pub struct MatchResponse {
     /// The caller's view of the game (the spectator view when not seated); null
     /// while waiting.
     #[schema(value_type = Option<Object>)]
-    pub view: Option<Value>,
+    pub view: Option<Box<serde_json::value::RawValue>>,
     pub prompt: Option<PromptResponse>,
     /// The final placings, once finished.
     pub result: Option<Vec<PlacingResponse>>,
