@@ -70,7 +70,18 @@ pub struct Settings {
     /// How the Postgres move statement writes its lists (`MOVE_LISTS`): `auto`
     /// (multi-row `VALUES` on Citus, arrays elsewhere), `arrays` or `values`.
     pub move_lists: String,
+    /// How a match read knows its kept snapshot is current (`MATCH_READS`):
+    /// `auto` (default: without asking while this replica is the only one and
+    /// hears of every change) or `checked` (it asks the database for the
+    /// version at every read).
+    pub match_reads: String,
+    /// Milliseconds without a word from another replica before a replica
+    /// takes itself for the only one (`REPLICA_SILENCE_MS`).
+    pub replica_silence_ms: u64,
 }
+
+/// Half a minute: every replica speaks at least every ten seconds.
+pub const DEFAULT_REPLICA_SILENCE_MS: u64 = 30_000;
 
 /// Two weeks: long enough for friends who play by mail, short enough that the
 /// lobby does not fill with matches nobody will join.
@@ -269,6 +280,8 @@ impl Settings {
             stale_lobby_days: whole("STALE_LOBBY_DAYS", DEFAULT_STALE_LOBBY_DAYS)?,
             invitation_hours: whole("INVITATION_HOURS", DEFAULT_INVITATION_HOURS)?.max(1),
             move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
+            match_reads: var("MATCH_READS").unwrap_or_else(|| "auto".to_owned()),
+            replica_silence_ms: whole("REPLICA_SILENCE_MS", DEFAULT_REPLICA_SILENCE_MS)?,
         };
         settings.check()?;
         Ok(settings)
@@ -294,6 +307,9 @@ impl Settings {
                 "MOVE_LISTS is auto, arrays or values, not {:?}",
                 self.move_lists
             );
+        }
+        if !matches!(self.match_reads.as_str(), "auto" | "checked") {
+            anyhow::bail!("MATCH_READS is auto or checked, not {:?}", self.match_reads);
         }
         match &self.jwt_secret {
             Some(s) if s.expose_secret().len() < 32 => {

@@ -162,7 +162,8 @@ impl Application {
                 ))
                 .with_stale_lobby_days(settings.stale_lobby_days)
                 .with_invitation_hours(settings.invitation_hours)
-                .with_move_lists(move_lists),
+                .with_move_lists(move_lists)
+                .with_notified_reads(settings.match_reads == "auto"),
         );
         let metrics = web::Data::from(metrics);
 
@@ -201,9 +202,16 @@ impl Application {
         // come in through LISTEN.
         if settings.database_kind()? == DatabaseKind::Postgres {
             let channel = Hub::channel(settings.database_schema.as_deref());
+            service
+                .hub()
+                .set_replica_silence(std::time::Duration::from_millis(
+                    settings.replica_silence_ms,
+                ));
             let (hub, db) = (service.hub().clone(), service.db().clone());
             let ch = channel.clone();
             tokio::spawn(async move { hub.publish_forever(db, ch).await });
+            service.watch_remote_changes();
+            service.hub().announce(service.db(), &channel).await;
             let (hub, db) = (service.hub().clone(), service.db().clone());
             tokio::spawn(async move { hub.listen_forever(db, channel).await });
         }

@@ -6,8 +6,9 @@
 //! and coalesced per match.
 
 use std::collections::HashSet;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use sea_orm::DatabaseConnection;
 use tokio::sync::{Notify, broadcast, watch};
@@ -41,7 +42,26 @@ pub struct Hub {
     replica: Uuid,
     /// Whether NOTIFYs are sent (Postgres); SQLite has one process.
     across_replicas: bool,
+    /// Told first of every change heard of from another replica (`None`: any
+    /// match may have changed), before anybody is woken.
+    on_remote: OnceLock<RemoteHook>,
+    /// Whether the LISTEN connection is known to be up: set by the first
+    /// notification after it (re)connected, including this replica's own.
+    listening: AtomicBool,
+    /// When another replica was last heard of (any notification of theirs,
+    /// their heartbeat included); at start, "now": others are assumed until
+    /// `silence` has passed without a word from any.
+    others_heard: Mutex<Instant>,
+    /// How long without a word from another replica before this one takes
+    /// itself for the only one (`REPLICA_SILENCE_MS`); each replica speaks at
+    /// least three times in that span.
+    silence_ms: AtomicU64,
 }
+
+/// A replica's heartbeat item in a notification's list.
+const HEARTBEAT: &str = "h";
+
+type RemoteHook = Box<dyn Fn(Option<Uuid>) + Send + Sync>;
 
 impl Hub {
     pub fn new(across_replicas: bool) -> Self {
@@ -58,7 +78,70 @@ impl Hub {
             shutdown,
             replica: Uuid::new_v4(),
             across_replicas,
+            on_remote: OnceLock::new(),
+            listening: AtomicBool::new(false),
+            others_heard: Mutex::new(Instant::now()),
+            silence_ms: AtomicU64::new(crate::config::DEFAULT_REPLICA_SILENCE_MS),
         }
+    }
+
+    /// How long without a word from another replica before this one takes
+    /// itself for the only one.
+    pub fn set_replica_silence(&self, silence: Duration) {
+        self.silence_ms
+            .store(silence.as_millis() as u64, Ordering::SeqCst);
+    }
+
+    fn silence(&self) -> Duration {
+        Duration::from_millis(self.silence_ms.load(Ordering::SeqCst))
+    }
+
+    /// Whether no other replica spoke for the whole silence span.
+    fn alone(&self) -> bool {
+        self.others_heard
+            .lock()
+            .map(|at| at.elapsed() >= self.silence())
+            .unwrap_or(false)
+    }
+
+    /// Sets what to do, first, when another replica changed a match (once;
+    /// later calls are ignored).
+    pub fn on_remote_change(&self, hook: RemoteHook) {
+        let _ = self.on_remote.set(hook);
+    }
+
+    /// Whether this process can take what it keeps of a match for current
+    /// without asking the database: always with one process (SQLite); on
+    /// Postgres while it is the only replica (no other was heard of for the
+    /// silence span), its LISTEN connection is up and a hook takes the changes
+    /// in. With other replicas about, a change of theirs reaches this one a
+    /// moment after it committed, and a read in that moment would answer the
+    /// older version: so then every read asks.
+    pub fn hears_every_change(&self) -> bool {
+        !self.across_replicas
+            || (self.on_remote.get().is_some()
+                && self.listening.load(Ordering::SeqCst)
+                && self.alone())
+    }
+
+    fn remote_change(&self, id: Option<Uuid>) {
+        if let Some(hook) = self.on_remote.get() {
+            hook(id);
+        }
+    }
+
+    /// The LISTEN connection works again: whatever changed while it did not
+    /// was not heard, so everything kept is dropped before it is trusted.
+    fn heard(&self) {
+        if !self.listening.load(Ordering::SeqCst) {
+            self.remote_change(None);
+            self.listening.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn deaf(&self) {
+        self.listening.store(false, Ordering::SeqCst);
+        self.remote_change(None);
     }
 
     /// Called after a transaction that changed `id` committed.
@@ -133,13 +216,19 @@ impl Hub {
     /// carries every match changed since the last one. Runs until shutdown.
     pub async fn publish_forever(&self, db: DatabaseConnection, channel: String) {
         let mut stop = self.shutdown_signal();
+        // No silence span (a replica told it is alone): no heartbeat either.
+        let beats = !self.silence().is_zero();
+        let mut heartbeat =
+            tokio::time::interval((self.silence() / 3).max(Duration::from_millis(100)));
         loop {
+            let mut items: Vec<String> = Vec::new();
             tokio::select! {
                 _ = self.publish.notified() => {}
+                _ = heartbeat.tick(), if beats => items.push(HEARTBEAT.to_owned()),
                 _ = stop.changed() => return,
             }
-            let mut items: Vec<String> = match self.pending.lock() {
-                Ok(mut p) => p.drain().map(|id| id.to_string()).collect(),
+            match self.pending.lock() {
+                Ok(mut p) => items.extend(p.drain().map(|id| id.to_string())),
                 Err(_) => continue,
             };
             // A player's credentials as `c:<id>`: an older replica reads no
@@ -174,6 +263,8 @@ impl Hub {
                     }
                 }
             };
+            // Listening from now on: what changed before is dropped here.
+            self.heard();
             let _ = self.wakes.send(Wake::All);
             loop {
                 let next = tokio::select! {
@@ -181,17 +272,31 @@ impl Hub {
                     _ = stop.changed() => return,
                 };
                 match next {
-                    Ok(Some(n)) => self.pass_on(n.payload()),
+                    Ok(Some(n)) => {
+                        self.heard();
+                        self.pass_on(n.payload());
+                    }
                     Ok(None) => {
                         // The connection dropped; try_recv reconnects on its next call.
+                        self.deaf();
                         let _ = self.wakes.send(Wake::All);
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "LISTEN connection lost; reconnecting");
+                        self.deaf();
                         break;
                     }
                 }
             }
+        }
+    }
+
+    /// Tells the other replicas this one is here, before it serves anything:
+    /// from then on they ask the database at every read.
+    pub async fn announce(&self, db: &DatabaseConnection, channel: &str) {
+        let payload = format!("{}|{HEARTBEAT}", self.replica);
+        if let Err(e) = store::notify(db, channel, &payload).await {
+            tracing::warn!(error = %e, "NOTIFY failed; other replicas learn of this one later");
         }
     }
 
@@ -202,16 +307,78 @@ impl Hub {
         if replica == self.replica.to_string() {
             return;
         }
+        if let Ok(mut at) = self.others_heard.lock() {
+            *at = Instant::now();
+        }
         for item in ids.split(',') {
             if let Some(player) = item.strip_prefix("c:") {
                 if let Ok(player) = player.parse::<Uuid>() {
                     let _ = self.credentials.send(player);
                 }
             } else if let Ok(id) = item.parse::<Uuid>() {
+                self.remote_change(Some(id));
                 let _ = self.wakes.send(Wake::Match(id));
             }
         }
         // A remote change can make a deadline of ours due now (a bot's turn).
         self.poller.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    fn lone_hub(silence_ms: u64) -> (Hub, Arc<Mutex<Vec<Option<Uuid>>>>) {
+        let hub = Hub::new(true);
+        hub.set_replica_silence(Duration::from_millis(silence_ms));
+        let dropped = Arc::new(Mutex::new(Vec::new()));
+        let seen = dropped.clone();
+        hub.on_remote_change(Box::new(move |id| seen.lock().expect("lock").push(id)));
+        (hub, dropped)
+    }
+
+    #[test]
+    fn a_replica_trusts_what_it_keeps_only_while_alone_and_listening() {
+        let (hub, dropped) = lone_hub(0);
+        assert!(!hub.hears_every_change(), "not listening yet");
+        hub.heard();
+        assert_eq!(*dropped.lock().expect("lock"), vec![None]);
+        assert!(hub.hears_every_change());
+        // Its own notification changes nothing.
+        hub.pass_on(&format!("{}|{}", hub.replica, Uuid::nil()));
+        assert!(hub.hears_every_change());
+        // A lost connection: nothing is trusted until it works again.
+        hub.deaf();
+        assert!(!hub.hears_every_change());
+        hub.heard();
+        assert!(hub.hears_every_change());
+    }
+
+    #[test]
+    fn another_replicas_word_drops_its_match_first_and_ends_the_trust() {
+        let (hub, dropped) = lone_hub(60_000);
+        hub.heard();
+        // At start others are assumed for the whole span.
+        assert!(!hub.hears_every_change());
+        *hub.others_heard.lock().expect("lock") = Instant::now() - Duration::from_secs(61);
+        assert!(hub.hears_every_change());
+        let id = Uuid::now_v7();
+        let mut wakes = hub.subscribe();
+        hub.pass_on(&format!("{}|{id}", Uuid::new_v4()));
+        assert_eq!(dropped.lock().expect("lock").last(), Some(&Some(id)));
+        assert_eq!(wakes.try_recv().ok(), Some(Wake::Match(id)));
+        assert!(!hub.hears_every_change(), "another replica speaks");
+        // A heartbeat alone keeps it so.
+        *hub.others_heard.lock().expect("lock") = Instant::now() - Duration::from_secs(61);
+        hub.pass_on(&format!("{}|{HEARTBEAT}", Uuid::new_v4()));
+        assert!(!hub.hears_every_change());
+    }
+
+    #[test]
+    fn one_process_always_hears_every_change() {
+        assert!(Hub::new(false).hears_every_change());
     }
 }

@@ -281,6 +281,9 @@ impl Service {
     /// says it is current (one primary-key read), else read whole and kept.
     pub(super) async fn snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, ApiError> {
         if let Some(kept) = self.snapshots.get(id).filter(|s| s.names_fresh()) {
+            if self.notified_reads && self.hub.hears_every_change() {
+                return Ok(kept);
+            }
             match store::match_version(&self.db, id).await? {
                 Some(v) if v == kept.version() => return Ok(kept),
                 None => return Err(not_found()),
@@ -292,6 +295,7 @@ impl Service {
 
     /// Reads a match whole (one statement) and keeps it.
     pub(super) async fn read_snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, ApiError> {
+        let mark = self.snapshots.mark(id);
         let read = store::match_snapshot(&self.db, id)
             .await?
             .ok_or_else(not_found)?;
@@ -307,7 +311,7 @@ impl Service {
             None => None,
         };
         let snap = Arc::new(Snapshot::new(read.row, read.seats, names, state, text_len));
-        self.snapshots.put(snap.clone());
+        self.snapshots.put_read(snap.clone(), mark);
         Ok(snap)
     }
 

@@ -68,6 +68,9 @@ pub struct Service {
     one_statement_moves: bool,
     /// How that statement writes its lists (VALUES on Citus).
     move_lists: crate::store::MoveLists,
+    /// Whether a read trusts a kept snapshot while the hub hears of every
+    /// change (`MATCH_READS=notified`), or asks the database for the version.
+    notified_reads: bool,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -114,6 +117,7 @@ impl Service {
             )),
             one_statement_moves,
             move_lists: crate::store::MoveLists::Arrays,
+            notified_reads: true,
             stale_lobby: Some(chrono::Duration::days(
                 crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
             )),
@@ -144,6 +148,22 @@ impl Service {
     pub fn with_credential_cache(mut self, ttl: std::time::Duration) -> Self {
         self.credentials = players::CredentialCache::new(ttl);
         self
+    }
+
+    /// Whether reads trust kept snapshots while every change is heard of
+    /// (false: each read asks the database for the match's version).
+    pub fn with_notified_reads(mut self, notified: bool) -> Self {
+        self.notified_reads = notified;
+        self
+    }
+
+    /// Has the hub drop the snapshot of every match another replica changes,
+    /// before anybody waiting on it is woken. Call once the cache is set up,
+    /// before the hub listens.
+    pub fn watch_remote_changes(&self) {
+        let cache = self.snapshots.clone();
+        self.hub
+            .on_remote_change(Box::new(move |id| cache.forget(id)));
     }
 
     /// Keeps at most `mib` MiB of match snapshots (0: none).

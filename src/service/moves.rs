@@ -633,6 +633,15 @@ impl Service {
     /// match, here and on the other replicas, and the poller when a move is due
     /// at once (a bot's, or a forfeited seat's).
     pub(super) fn committed(&self, m: &matches::Model) {
+        // A write that did not keep its own snapshot: an older one kept, or
+        // one a read is about to put back, would otherwise be trusted.
+        if self
+            .snapshots
+            .get(m.id)
+            .is_none_or(|s| s.version() < m.version)
+        {
+            self.snapshots.forget(Some(m.id));
+        }
         self.hub.changed(m.id);
         if m.deadline_at.is_some_and(|at| at <= self.clock.now()) {
             self.hub.wake_poller();

@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use quick_cache::Weighter;
@@ -95,8 +96,22 @@ impl Weighter<Uuid, Arc<Snapshot>> for ByWeight {
     }
 }
 
+/// Clones share the same entries (the hub drops them when other replicas
+/// change their matches).
+#[derive(Clone)]
 pub struct SnapshotCache {
-    entries: Option<Cache<Uuid, Arc<Snapshot>, ByWeight>>,
+    entries: Option<Arc<Cache<Uuid, Arc<Snapshot>, ByWeight>>>,
+    /// Counts the drops for changes heard of, per bucket of match ids, so that
+    /// a read that began before one does not put back what it read (the change
+    /// may be newer). Buckets, so that one match's changes do not keep every
+    /// other match's reads out of the cache.
+    forgotten: Arc<Vec<AtomicU64>>,
+}
+
+const FORGET_BUCKETS: usize = 1024;
+
+fn bucket(id: Uuid) -> usize {
+    (id.as_u128() % FORGET_BUCKETS as u128) as usize
 }
 
 /// A four-seat Malacca snapshot weighs about 10 KiB; the figure only sizes the table.
@@ -107,9 +122,48 @@ impl SnapshotCache {
     pub fn new(bytes: u64) -> Self {
         let entries = (bytes > 0).then(|| {
             let items = (bytes / TYPICAL_ENTRY_BYTES).clamp(16, 1 << 20) as usize;
-            Cache::with_weighter(items, bytes, ByWeight)
+            Arc::new(Cache::with_weighter(items, bytes, ByWeight))
         });
-        Self { entries }
+        Self {
+            entries,
+            forgotten: Arc::new((0..FORGET_BUCKETS).map(|_| AtomicU64::new(0)).collect()),
+        }
+    }
+
+    /// Drops the snapshot of a match changed elsewhere (`None`: of every
+    /// match, when changes may have been missed).
+    pub fn forget(&self, id: Option<Uuid>) {
+        match id {
+            Some(id) => {
+                self.forgotten[bucket(id)].fetch_add(1, Ordering::SeqCst);
+            }
+            None => {
+                for b in self.forgotten.iter() {
+                    b.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+        let Some(entries) = &self.entries else { return };
+        match id {
+            Some(id) => {
+                entries.remove(&id);
+            }
+            None => entries.clear(),
+        }
+    }
+
+    /// Where the drops stand: taken before a read of the database, given to
+    /// [`Self::put_read`] after it.
+    pub fn mark(&self, id: Uuid) -> u64 {
+        self.forgotten[bucket(id)].load(Ordering::SeqCst)
+    }
+
+    /// Keeps a snapshot read from the database, unless a change of its match
+    /// was heard of since `mark` (what was read may be older than that change).
+    pub fn put_read(&self, snapshot: Arc<Snapshot>, mark: u64) {
+        if self.mark(snapshot.row.id) == mark {
+            self.put(snapshot);
+        }
     }
 
     /// The latest snapshot kept of match `id`, whatever its version.
@@ -201,6 +255,23 @@ mod tests {
         let mut r = row(version);
         r.id = id;
         Arc::new(Snapshot::new(r, Vec::new(), HashMap::new(), None, 4000))
+    }
+
+    #[test]
+    fn a_read_that_began_before_a_change_was_heard_does_not_put_back_what_it_read() {
+        let cache = SnapshotCache::new(1 << 20);
+        let (a, b) = (Uuid::now_v7(), Uuid::now_v7());
+        let (mark_a, mark_b) = (cache.mark(a), cache.mark(b));
+        cache.forget(Some(a));
+        cache.put_read(snap(a, 3), mark_a);
+        assert!(cache.get(a).is_none(), "a change of its match came between");
+        cache.put_read(snap(b, 3), mark_b);
+        assert!(cache.get(b).is_some() || super::bucket(a) == super::bucket(b));
+        // A clone shares the entries: what the hub drops is gone for the service.
+        let shared = cache.clone();
+        cache.put(snap(a, 4));
+        shared.forget(None);
+        assert!(cache.get(a).is_none() && cache.get(b).is_none());
     }
 
     #[test]

@@ -98,6 +98,11 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         stale_lobby_days: 14,
         invitation_hours: 168,
         move_lists: std::env::var("MOVE_LISTS").unwrap_or_else(|_| "auto".into()),
+        match_reads: "auto".into(),
+        // One server per test: it takes itself for the only replica at once, so
+        // the suite reads through what it keeps (the replica tests run separate
+        // processes, with the default).
+        replica_silence_ms: 0,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()
