@@ -32,5 +32,6 @@ mod replicas;
 mod stats;
 mod streams;
 mod tokens;
+mod tournaments;
 mod web;
 mod webhooks;
