@@ -74,6 +74,7 @@ impl Service {
             store::revoke_all_api_tokens(&tx, me.id, now).await?;
             store::remove_account_leftovers(&tx, me.id, now).await?;
             store::erase_messages_of(&tx, me.id, now).await?;
+            store::withdraw_everywhere(&tx, me.id, now).await?;
             tx.commit().await?;
             Ok::<_, ApiError>(())
         })?;
