@@ -784,9 +784,16 @@ impl Service {
         loop {
             let ids = store::tournaments_to_advance(&self.db, now, after, 100).await?;
             for &id in &ids {
-                if let Some(started) = with_retry!(self.advance_one(id))? {
-                    self.announce(&started);
-                    moved += 1;
+                // One tournament that fails must not hold the others back.
+                match with_retry!(self.advance_one(id)) {
+                    Ok(Some(started)) => {
+                        self.announce(&started);
+                        moved += 1;
+                    }
+                    Ok(None) => {}
+                    Err(e) => {
+                        tracing::warn!(tournament.id = %id, error = %e, "tournament not moved on");
+                    }
                 }
             }
             match ids.last() {

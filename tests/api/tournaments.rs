@@ -544,3 +544,56 @@ async fn only_the_owner_runs_a_tournament_and_entries_close_at_the_start() {
         .expect(200);
     assert_eq!(page["items"][0]["id"], id.as_str());
 }
+
+#[tokio::test]
+async fn a_deleted_account_leaves_the_tournaments_it_entered() {
+    let (app, _clock) = spawn_app_with_manual_clock().await;
+    let owner = app.player("organiser").await;
+    let leaver = app.player("leaver").await;
+    let waiting = id_of(
+        &create(
+            &app,
+            &owner,
+            json!({"name": "Later", "game": GAME, "format": "swiss"}),
+        )
+        .await,
+    );
+    act(&app, &leaver, &waiting, "join").await.expect(200);
+    let running = id_of(
+        &create(
+            &app,
+            &owner,
+            json!({"name": "Now", "game": GAME, "format": "round_robin", "join": false}),
+        )
+        .await,
+    );
+    // Entered after the bots, it plays round 1 (the first entrant has the bye).
+    add_bots(&app, &owner, &running, 2).await;
+    act(&app, &leaver, &running, "join").await.expect(200);
+    act(&app, &owner, &running, "start").await.expect(200);
+
+    let deleted = app
+        .post(
+            "/api/v1/players/me/delete",
+            Some(&leaver.token),
+            &json!({"password": "password1"}),
+        )
+        .await;
+    assert_eq!(deleted.status, 204, "{}", deleted.text);
+
+    let t = app
+        .get(&format!("/api/v1/tournaments/{waiting}"), None)
+        .await
+        .expect(200);
+    assert_eq!(t["entrants"], 1, "the entry went");
+    let t = finished(&app, &running).await;
+    let gone = t["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .find(|l| l["bot"].is_null())
+        .expect("the deleted entrant's line")
+        .clone();
+    assert_eq!(gone["withdrawn"], true);
+    assert_eq!(gone["games"], 1, "paired in round 1 only");
+}
