@@ -408,6 +408,34 @@ mod tests {
     }
 
     #[test]
+    fn when_everyone_has_met_swiss_settles_for_rematches() {
+        let players = ids(4);
+        let mut played = Vec::new();
+        for (round, tables) in [
+            (1, [[1, 2], [3, 4]]),
+            (2, [[1, 3], [2, 4]]),
+            (3, [[1, 4], [2, 3]]),
+        ] {
+            for (t, pair) in tables.iter().enumerate() {
+                for p in pair {
+                    played.push(Played {
+                        round,
+                        player: Uuid::from_u128(*p),
+                        table: Some(t as i32 + 1),
+                        points: Some(0.5),
+                        rank: Some(1),
+                    });
+                }
+            }
+        }
+        let s = swiss_pairs(&players, &History::of(&played, &HashMap::new()));
+        assert_eq!(s.tables.len(), 2);
+        assert!(s.byes.is_empty());
+        let seated: HashSet<Uuid> = s.tables.iter().flatten().copied().collect();
+        assert_eq!(seated.len(), 4, "everyone plays once");
+    }
+
+    #[test]
     fn tables_are_as_equal_as_can_be() {
         assert_eq!(table_sizes(10, 4, 2), vec![4, 3, 3]);
         assert_eq!(table_sizes(8, 4, 3), vec![4, 4]);
