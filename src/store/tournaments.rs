@@ -243,34 +243,24 @@ pub async fn results_of_matches(
         .await
 }
 
-/// Takes a player out of every tournament that is not over: an entry in one
-/// taking entries goes; one in a running tournament is withdrawn.
-pub async fn withdraw_everywhere(
+/// The tournaments not over in which a player has an entry it has not
+/// withdrawn.
+pub async fn open_tournaments_of(
     db: &impl ConnectionTrait,
     player: Uuid,
-    now: DateTime<Utc>,
-) -> Result<(), DbErr> {
-    let of_status = |status: &str| {
-        sea_orm::sea_query::Query::select()
-            .column(tournaments::Column::Id)
-            .from(tournaments::Entity)
-            .and_where(tournaments::Column::Status.eq(status))
-            .to_owned()
-    };
-    tournament_entries::Entity::delete_many()
-        .filter(tournament_entries::Column::PlayerId.eq(player))
-        .filter(tournament_entries::Column::TournamentId.in_subquery(of_status("registering")))
-        .exec(db)
-        .await?;
-    tournament_entries::Entity::update_many()
-        .col_expr(
-            tournament_entries::Column::WithdrawnAt,
-            sea_orm::sea_query::Expr::value(now),
-        )
+) -> Result<Vec<Uuid>, DbErr> {
+    let open = sea_orm::sea_query::Query::select()
+        .column(tournaments::Column::Id)
+        .from(tournaments::Entity)
+        .and_where(tournaments::Column::Status.is_in(["registering", "running"]))
+        .to_owned();
+    tournament_entries::Entity::find()
+        .select_only()
+        .column(tournament_entries::Column::TournamentId)
         .filter(tournament_entries::Column::PlayerId.eq(player))
         .filter(tournament_entries::Column::WithdrawnAt.is_null())
-        .filter(tournament_entries::Column::TournamentId.in_subquery(of_status("running")))
-        .exec(db)
+        .filter(tournament_entries::Column::TournamentId.in_subquery(open))
+        .into_tuple::<Uuid>()
+        .all(db)
         .await
-        .map(|_| ())
 }
