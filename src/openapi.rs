@@ -34,6 +34,7 @@ mod contract;
         (name = "games", description = "The game catalogue."),
         (name = "matches", description = "Creating, joining and reading matches."),
         (name = "invitations", description = "Inviting players to a match, and answering invitations."),
+        (name = "tournaments", description = "Round robin and Swiss tournaments over any game: entries, standings with tie-breaks, rounds started by the server."),
         (name = "chat", description = "A match's chat, and the players you muted."),
         (name = "clubs", description = "Clubs: their members, matches and leaderboards."),
         (name = "moves", description = "Moves, a match's events and the history of rounds."),

@@ -184,6 +184,9 @@ impl Application {
                     if let Err(e) = poller.cancel_stale_lobbies().await {
                         tracing::warn!(error = %e, "stale lobby sweep failed");
                     }
+                    if let Err(e) = poller.advance_tournaments().await {
+                        tracing::warn!(error = %e, "tournament sweep failed");
+                    }
                     tokio::select! {
                         _ = tokio::time::sleep(every) => {}
                         _ = hub.poller_woken() => {}

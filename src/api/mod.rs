@@ -18,6 +18,7 @@ pub mod replays;
 mod stats;
 pub mod streams;
 mod tokens;
+mod tournaments;
 pub mod web;
 mod webhooks;
 
@@ -77,6 +78,14 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(community::accept_invitation)
                 .service(community::decline_invitation)
                 .service(community::rematch)
+                .service(tournaments::create_tournament)
+                .service(tournaments::list_tournaments)
+                .service(tournaments::get_tournament)
+                .service(tournaments::join_tournament)
+                .service(tournaments::withdraw_from_tournament)
+                .service(tournaments::add_tournament_bots)
+                .service(tournaments::start_tournament)
+                .service(tournaments::cancel_tournament)
                 .service(chat::post_chat_message)
                 .service(chat::list_chat_messages)
                 .service(chat::delete_chat_message)

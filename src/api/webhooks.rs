@@ -20,7 +20,8 @@ pub struct CreateWebhookRequest {
     /// (`player_joined`, `player_left`, `match_started`, `seat_submitted`,
     /// `step_resolved`, `round_resolved`, `match_finished`, `match_aborted`,
     /// `seat_timed_out`, `seat_returned`, `seat_forfeited`, `invitation_sent`,
-    /// `invitation_accepted`, `invitation_declined`), or `["*"]` for every
+    /// `invitation_accepted`, `invitation_declined`,
+    /// `tournament_round_started`), or `["*"]` for every
     /// kind, each game's own included. Omitted: every kind.
     #[schema(example = json!(["match_started", "match_finished"]))]
     pub events: Option<Vec<String>>,

@@ -55,8 +55,18 @@ impl Service {
                 "The password is wrong.",
             ));
         }
-        // The matches first: should this stop half-way, the account still
-        // stands and deleting it again finishes the work.
+        // The tournaments first, each under its lock as a withdrawal is, so
+        // that no round seats the account once it has left its matches; then
+        // the matches. Should this stop half-way, the account still stands
+        // and deleting it again finishes the work.
+        for id in store::open_tournaments_of(&self.db, me.id).await? {
+            match self.withdraw_from_tournament(me, id).await {
+                Ok(_) => {}
+                // It ended or the entry went meanwhile: nothing left to do.
+                Err(e) if e.status == actix_web::http::StatusCode::CONFLICT => {}
+                Err(e) => return Err(e),
+            }
+        }
         for id in store::open_matches_of(&self.db, me.id).await? {
             self.leave_for_deletion(me, id).await?;
         }

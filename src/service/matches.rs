@@ -169,7 +169,7 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
     ))
 }
 
-fn unknown_bot(kind: &str, kinds: &[&str]) -> ApiError {
+pub(super) fn unknown_bot(kind: &str, kinds: &[&str]) -> ApiError {
     ApiError::unprocessable(
         "unknown_bot",
         format!(
@@ -315,24 +315,21 @@ impl Service {
         Ok(snap)
     }
 
-    pub async fn create_match(
+    /// A new waiting match of `game` for `seats` with `options` (the game's own
+    /// and the service's), checked by a dry run of its setup: bad options or a
+    /// bad position are refused now, not at the start. Nothing is stored.
+    pub(super) fn new_match_row(
         &self,
-        me: &AuthenticatedPlayer,
-        req: CreateMatch,
-    ) -> Result<MatchResponse, ApiError> {
-        let game = self.game(&req.game).ok_or_else(|| {
-            let ids: Vec<&str> = self.games.iter().map(|g| g.info().id).collect();
-            ApiError::unprocessable(
-                "unknown_game",
-                format!(
-                    "There is no game {:?}; the games are: {}.",
-                    req.game,
-                    ids.join(", ")
-                ),
-            )
-        })?;
+        owner: Uuid,
+        game: &str,
+        seats: i64,
+        options: Option<Value>,
+        shown: super::community::Visibility,
+        chat: String,
+    ) -> Result<matches::Model, ApiError> {
+        let game = self.game(game).ok_or_else(|| self.unknown_game(game))?;
         let info = game.info();
-        let seats = usize::try_from(req.seats)
+        let seats = usize::try_from(seats)
             .ok()
             .filter(|s| info.seats.contains(s))
             .ok_or_else(|| {
@@ -341,14 +338,13 @@ impl Service {
                     format!("{} is played by {:?} players.", info.name, info.seats),
                 )
             })?;
-        let (service_options, game_options) = split_options(req.options)?;
+        let (service_options, game_options) = split_options(options)?;
         let game_options = game.normalize_options(&game_options)?;
         let data = self
             .data
             .current(info.id)
             .ok_or_else(|| ApiError::internal("no component data"))?;
         let seed = new_seed()?;
-        // A dry run: bad options or a bad position are refused now, not at the start.
         match &service_options.position {
             Some(p) => game.from_position(&data.parsed, seats, &game_options, p)?,
             None => game.setup(
@@ -358,27 +354,7 @@ impl Service {
                 &mut GameRng::for_setup(&seed),
             )?,
         };
-        let bot_kinds = game.bot_kinds();
-        if let Some(unknown) = req.bots.iter().find(|k| !bot_kinds.contains(&k.as_str())) {
-            return Err(unknown_bot(unknown, &bot_kinds));
-        }
-        if req.bots.len() + usize::from(req.join) > seats {
-            return Err(ApiError::unprocessable(
-                "invalid_seats",
-                format!(
-                    "{seats} seats cannot hold {} bots{}.",
-                    req.bots.len(),
-                    if req.join { " and you" } else { "" }
-                ),
-            ));
-        }
         let variant = game.variant(seats, &game_options)?;
-        let shown = visibility_of(req.visibility, req.spectators)?;
-        let chat = super::chat::chat_mode_of(req.chat.as_deref())?;
-        let room = seats.saturating_sub(req.bots.len() + usize::from(req.join));
-        let invitees = self
-            .invitees(&req.invite, me.id, room, req.invitation_expires_in)
-            .await?;
         let now = self.clock.now();
         let mut stored_options = game_options.as_object().cloned().unwrap_or_default();
         // A position match is never rated, nor is a private one (a rating's
@@ -396,12 +372,12 @@ impl Service {
         if let Some(limit) = service_options.absent_move_time_limit {
             stored_options.insert("absent_move_time_limit".into(), limit.into());
         }
-        let row = matches::Model {
+        Ok(matches::Model {
             id: Uuid::now_v7(),
             game: info.id.to_owned(),
             status: WAITING.into(),
             seat_count: seats as i32,
-            owner_id: Some(me.id),
+            owner_id: Some(owner),
             options: Value::Object(stored_options).to_string(),
             position: service_options.position.as_ref().map(|p| p.to_string()),
             rated,
@@ -427,8 +403,52 @@ impl Service {
             join_code: shown.join_code,
             rematch_of: None,
             chat,
-            club_id: req.club,
-        };
+            club_id: None,
+        })
+    }
+
+    /// The answer to a game id no game has: it names the games there are.
+    pub(super) fn unknown_game(&self, id: &str) -> ApiError {
+        let ids: Vec<&str> = self.games.iter().map(|g| g.info().id).collect();
+        ApiError::unprocessable(
+            "unknown_game",
+            format!(
+                "There is no game {id:?}; the games are: {}.",
+                ids.join(", ")
+            ),
+        )
+    }
+
+    pub async fn create_match(
+        &self,
+        me: &AuthenticatedPlayer,
+        req: CreateMatch,
+    ) -> Result<MatchResponse, ApiError> {
+        let shown = visibility_of(req.visibility, req.spectators)?;
+        let chat = super::chat::chat_mode_of(req.chat.as_deref())?;
+        let mut row = self.new_match_row(me.id, &req.game, req.seats, req.options, shown, chat)?;
+        row.club_id = req.club;
+        let game = self.game_of(&row.game)?;
+        let info = game.info();
+        let seats = row.seat_count as usize;
+        let bot_kinds = game.bot_kinds();
+        if let Some(unknown) = req.bots.iter().find(|k| !bot_kinds.contains(&k.as_str())) {
+            return Err(unknown_bot(unknown, &bot_kinds));
+        }
+        if req.bots.len() + usize::from(req.join) > seats {
+            return Err(ApiError::unprocessable(
+                "invalid_seats",
+                format!(
+                    "{seats} seats cannot hold {} bots{}.",
+                    req.bots.len(),
+                    if req.join { " and you" } else { "" }
+                ),
+            ));
+        }
+        let room = seats.saturating_sub(req.bots.len() + usize::from(req.join));
+        let invitees = self
+            .invitees(&req.invite, me.id, room, req.invitation_expires_in)
+            .await?;
         let id = row.id;
         with_retry!(async {
             let tx = store::begin_write(&self.db).await?;
@@ -467,7 +487,7 @@ impl Service {
 
     /// Seats a player (or a bot account) in the lowest free seat of a waiting
     /// match, with its event; the caller writes the match back.
-    async fn seat_locked(
+    pub(super) async fn seat_locked(
         &self,
         tx: &DatabaseTransaction,
         m: &mut matches::Model,
@@ -835,7 +855,7 @@ impl Service {
         })
     }
     /// Compacts the seats, sets the game up, and makes the match active.
-    async fn start_locked(
+    pub(super) async fn start_locked(
         &self,
         tx: &DatabaseTransaction,
         mut m: matches::Model,

@@ -16,6 +16,7 @@ pub mod models;
 pub mod moderation;
 mod moves;
 pub mod outcome;
+mod pairing;
 mod players;
 mod ratings;
 pub mod registry;
@@ -25,6 +26,7 @@ mod stats;
 pub mod streams;
 pub mod timing;
 mod tokens;
+pub mod tournaments;
 pub mod webhooks;
 
 use std::sync::Arc;
@@ -42,6 +44,7 @@ pub use moves::{SubmitMove, Submitted};
 pub use stats::GameStatsQuery;
 pub use streams::{StreamAuth, StreamFrame};
 pub use tokens::NewApiToken;
+pub use tournaments::CreateTournament;
 
 /// Shared by every request handler: the pool, the games, their data, the keys, the clock.
 pub struct Service {
@@ -63,6 +66,10 @@ pub struct Service {
     last_lobby_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     /// How long an invitation stays open when its sender does not say.
     invitation_ttl: chrono::Duration,
+    /// Whether a match ended here since the poller last looked at tournaments,
+    /// and when it last looked, by the service's clock.
+    tournaments_due: std::sync::atomic::AtomicBool,
+    last_tournament_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     /// Whether moves may be written as one statement outside a transaction
     /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
     one_statement_moves: bool,
@@ -123,6 +130,8 @@ impl Service {
             )),
             last_lobby_sweep: std::sync::Mutex::new(None),
             invitation_ttl: chrono::Duration::hours(crate::config::DEFAULT_INVITATION_HOURS as i64),
+            tournaments_due: std::sync::atomic::AtomicBool::new(false),
+            last_tournament_sweep: std::sync::Mutex::new(None),
         }
     }
 

@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::lifecycle::{
-    ACTIVE, FINISHED, WAITING, event_rows, forfeited_seats, not_found, record_events, seed_of,
+    ABORTED, ACTIVE, FINISHED, WAITING, event_rows, forfeited_seats, not_found, record_events,
+    seed_of,
 };
 use super::models::{
     EventPage, EventResponse, LedgerResponse, MovePage, MoveReceipt, MoveResponse, PlayerRef,
@@ -643,6 +644,10 @@ impl Service {
             self.snapshots.forget(Some(m.id));
         }
         self.hub.changed(m.id);
+        if m.status == FINISHED || m.status == ABORTED {
+            // It may have been a tournament's: its round may be complete.
+            self.tournament_match_over();
+        }
         if m.deadline_at.is_some_and(|at| at <= self.clock.now()) {
             self.hub.wake_poller();
         }

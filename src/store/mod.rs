@@ -17,6 +17,7 @@ mod ratings;
 mod settings;
 pub mod stats;
 mod streams;
+mod tournaments;
 mod webhooks;
 
 pub use auth::*;
@@ -31,6 +32,7 @@ pub use players::*;
 pub use ratings::*;
 pub use settings::*;
 pub use streams::*;
+pub use tournaments::*;
 pub use webhooks::*;
 
 use std::time::Duration;

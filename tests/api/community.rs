@@ -4,7 +4,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, feed_kinds, spawn_app};
 
 async fn create(app: &TestApp, owner: &Player, body: Value) -> Value {
     app.post("/api/v1/matches", Some(&owner.token), &body)
@@ -404,29 +404,6 @@ async fn a_private_match_counts_in_no_public_statistics() {
 }
 
 // ---------------------------------------------------------------- invitations
-
-/// Reads the player's feed until an event of `kind` shows (the feed holds
-/// events back while older transactions are open, on Postgres).
-async fn feed_kinds(app: &TestApp, p: &Player, kind: &str) -> Vec<String> {
-    let mut kinds = Vec::new();
-    for _ in 0..100 {
-        let feed = app
-            .get("/api/v1/players/me/events", Some(&p.token))
-            .await
-            .expect(200);
-        kinds = feed["items"]
-            .as_array()
-            .expect("items")
-            .iter()
-            .map(|e| e["kind"].as_str().unwrap_or("").to_owned())
-            .collect();
-        if kinds.iter().any(|k| k == kind) {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    kinds
-}
 
 fn invitation_of<'a>(list: &'a Value, name: &str) -> &'a Value {
     list["items"]

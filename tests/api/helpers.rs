@@ -538,3 +538,26 @@ pub fn heretics_position() -> Value {
         "city_deck": ["brno", "olomouc", "wroclaw"]
     })
 }
+
+/// Reads the player's feed until an event of `kind` shows (the feed holds
+/// events back while older transactions are open, on Postgres).
+pub async fn feed_kinds(app: &TestApp, p: &Player, kind: &str) -> Vec<String> {
+    let mut kinds = Vec::new();
+    for _ in 0..100 {
+        let feed = app
+            .get("/api/v1/players/me/events", Some(&p.token))
+            .await
+            .expect(200);
+        kinds = feed["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|e| e["kind"].as_str().unwrap_or("").to_owned())
+            .collect();
+        if kinds.iter().any(|k| k == kind) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    kinds
+}

@@ -127,6 +127,16 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/clubs/{id}/leaderboards/{game}",
         vec![format!("/api/v1/clubs/{club}/leaderboards/malacca")],
     );
+    // No tournament here: a tournament shows its matches' ids and results,
+    // never their moves.
+    f.insert(
+        "/api/v1/tournaments",
+        vec!["/api/v1/tournaments".to_owned()],
+    );
+    f.insert(
+        "/api/v1/tournaments/{id}",
+        vec![format!("/api/v1/tournaments/{}", uuid::Uuid::nil())],
+    );
     // Admins only: anybody else reads a 401 or 403 problem.
     f.insert(
         "/api/v1/admin/audit",

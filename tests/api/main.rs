@@ -33,5 +33,6 @@ mod replicas;
 mod stats;
 mod streams;
 mod tokens;
+mod tournaments;
 mod web;
 mod webhooks;

@@ -18,6 +18,7 @@ export const EVENT_KINDS = [
   "step_resolved", "tax", "tie_breaks", "turn_end", "waiting_choice", "water_grant",
   "wave_started", "you_drew", "message",
   "invitation_sent", "invitation_accepted", "invitation_declined",
+  "tournament_round_started",
   "chat_message", "chat_message_deleted",
 ];
 

@@ -43,6 +43,7 @@ pub const LIFECYCLE_KINDS: &[&str] = &[
     "invitation_sent",
     "invitation_accepted",
     "invitation_declined",
+    "tournament_round_started",
 ];
 
 /// Every kind.
