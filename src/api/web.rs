@@ -39,6 +39,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         "account.js" => JS,
         "lobby.js" => JS,
         "clubs.js" => JS,
+        "tournaments.js" => JS,
         "options.js" => JS,
         "match.js" => JS,
         "controls.js" => JS,

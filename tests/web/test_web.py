@@ -459,6 +459,32 @@ def main():
             a.wait_for_selector(f"#club-matches a[href='#/match/{mid}']")
             a.wait_for_selector("#club-board-game")
 
+        @check("a Swiss tournament is created from its page, entered by another player and by bots, started, and its first round's tables link to their matches")
+        def _():
+            a.goto(f"{BASE}/#/tournaments")
+            a.fill("#tournament-name", f"Cup {RUN}")
+            a.select_option("#tournament-game", "malacca")
+            a.select_option("#tournament-format", "swiss")
+            a.fill("#tournament-rounds", "2")
+            a.click("#tournament-submit")
+            a.wait_for_url("**/#/tournament/*")
+            tid = a.url.rsplit("/", 1)[-1]
+            b.goto(f"{BASE}/#/tournament/{tid}")
+            b.click("#tournament-actions button:has-text('Enter')")
+            b.wait_for_selector(f"#tournament-standings td:has-text('{bob}')")
+            a.reload()
+            a.wait_for_selector("#tournament-bot-kind option", state="attached")
+            a.fill("#tournament-bot-count", "2")
+            a.click("#tournament-add-bots")
+            a.wait_for_function("() => document.querySelectorAll('#tournament-standings tbody tr').length === 4")
+            a.click("#tournament-actions button:has-text('Start now')")
+            a.wait_for_selector("#tournament-status:has-text('running')")
+            a.wait_for_selector("#tournament-rounds a[href^='#/match/']")
+            shot(a, "tournament")
+            fits_phone(a, "tournament page")
+            a.click("#tournament-rounds a[href^='#/match/']")
+            a.wait_for_selector("#app > .page[data-version]")
+
         @check("API tokens are created and revoked, and the password changed, from the account page; a page still on the old session falls back to anonymous")
         def _():
             # a second browser holding alice's current session, on the lobby

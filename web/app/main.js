@@ -1,10 +1,12 @@
 // Hash routing: #/ lobby, #/login, #/account, #/match/<id>, #/replay/<id>,
-// #/player/<name>, #/game/<id>, #/leaderboards[/<game>], #/clubs, #/club/<id>.
+// #/player/<name>, #/game/<id>, #/leaderboards[/<game>], #/clubs, #/club/<id>,
+// #/tournaments, #/tournament/<id>.
 import { session } from "./api.js";
 import { h, mount, toast } from "./ui.js";
 import { accountPage, loginPage, signOut } from "./account.js";
 import { lobbyPage } from "./lobby.js";
 import { clubsPage, clubPage } from "./clubs.js";
+import { tournamentsPage, tournamentPage } from "./tournaments.js";
 import { matchPage } from "./match.js";
 import { replayPage } from "./replay.js";
 import { playerPage, gamePage, leaderboardsPage } from "./dashboard.js";
@@ -23,6 +25,8 @@ const routes = [
   [/^\/leaderboards(?:\/([\w-]+))?$/, () => leaderboardsPage],
   [/^\/clubs$/, () => clubsPage],
   [/^\/club\/([\w-]+)$/, () => clubPage],
+  [/^\/tournaments$/, () => tournamentsPage],
+  [/^\/tournament\/([\w-]+)$/, () => tournamentPage],
 ];
 
 /**
