@@ -40,6 +40,7 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         "lobby.js" => JS,
         "clubs.js" => JS,
         "tournaments.js" => JS,
+        "admin.js" => JS,
         "options.js" => JS,
         "match.js" => JS,
         "controls.js" => JS,

@@ -428,6 +428,15 @@ def main():
             a.click("#chat-list li:has-text('good luck') button:has-text('delete')")
             b.wait_for_selector("#chat-list li.deleted:has-text('message deleted')", timeout=10000)
             assert "good luck" not in b.inner_text("#chat-list")
+            # bob mutes alice from the chat, and unmutes her from his account page
+            a.fill("#chat-text", "noise")
+            a.click("#chat-form button[type=submit]")
+            b.click("#chat-list li:has-text('noise') button:has-text('mute')")
+            b.wait_for_function("() => !document.querySelector('#chat-list').innerText.includes('noise')")
+            b.goto(f"{BASE}/#/account")
+            b.wait_for_selector(f"#mutes li:has-text('{alice}')")
+            b.click(f"#mutes li:has-text('{alice}') button:has-text('Unmute')")
+            b.wait_for_selector("#mutes :text('Nobody')")
 
         @check("a club is founded, a request to join accepted by its owner, and a club match created from the club page")
         def _():
@@ -537,6 +546,17 @@ def main():
             b.fill("#login-password", PASSWORD)
             b.click("form:has(#login-name) button[type=submit]")
             b.wait_for_selector(f"#who a:has-text('{bob}')")
+
+        @check("the moderation page tells a player who is not an admin so, and draws nothing else")
+        def _():
+            ctx = browser.new_context(**phone)
+            page = ctx.new_page()
+            page.goto(f"{BASE}/")
+            page.evaluate("(t) => localStorage.setItem('sealed-orders.session', JSON.stringify(t))", {"name": bob, "token": token_of(b)})
+            page.goto(f"{BASE}/#/admin")
+            page.wait_for_selector("#app .error:has-text('Only an admin')")
+            assert page.locator("#admin-player").count() == 0
+            ctx.close()
 
         @check("an account is deleted from its account page, with its password; it cannot log in again")
         def _():

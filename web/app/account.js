@@ -1,4 +1,4 @@
-// Register, log in, log out, change password, API tokens, delete the account.
+// Register, log in, log out, change password, API tokens, mutes, delete the account.
 import { api, get, post, del, session } from "./api.js";
 import { h, mount, attempt, toast, date } from "./ui.js";
 
@@ -110,6 +110,24 @@ export async function accountPage(app) {
     }, gone.querySelector("button"));
   });
 
+  const mutes = h("div", { class: "card", id: "mutes" });
+  async function renderMutes() {
+    const page = await get("/players/me/mutes");
+    const items = page.items || [];
+    mount(
+      mutes,
+      h("h2", {}, "Muted players"),
+      items.length === 0
+        ? h("p", { class: "muted" }, "Nobody. Mute a player from a match's chat to hide their messages from you.")
+        : h("ul", { class: "matches" }, items.map((m) =>
+            h("li", {}, m.player.name, " ",
+              h("button", { type: "button", class: "small", onclick: (e) => attempt(async () => {
+                await del(`/players/me/mutes/${encodeURIComponent(m.player.name)}`);
+                await renderMutes();
+              }, e.target) }, "Unmute")))),
+    );
+  }
+
   const tokenList = h("div", {});
   const created = h("div", { "aria-live": "polite" });
   const make = h(
@@ -205,9 +223,12 @@ export async function accountPage(app) {
   mount(
     app,
     h("h1", {}, `Account: ${me.name}`),
+    h("p", {}, h("a", { href: "#/admin", id: "admin-link" }, "Moderation (admins)")),
     h("p", { class: "muted" }, `Member since ${date(me.created_at)}.`),
     h("div", { class: "grid2" }, pw, make),
+    mutes,
     gone,
   );
   renderTokens();
+  renderMutes();
 }

@@ -1,12 +1,13 @@
 // Hash routing: #/ lobby, #/login, #/account, #/match/<id>, #/replay/<id>,
 // #/player/<name>, #/game/<id>, #/leaderboards[/<game>], #/clubs, #/club/<id>,
-// #/tournaments, #/tournament/<id>.
+// #/tournaments, #/tournament/<id>, #/admin.
 import { session } from "./api.js";
 import { h, mount, toast } from "./ui.js";
 import { accountPage, loginPage, signOut } from "./account.js";
 import { lobbyPage } from "./lobby.js";
 import { clubsPage, clubPage } from "./clubs.js";
 import { tournamentsPage, tournamentPage } from "./tournaments.js";
+import { adminPage } from "./admin.js";
 import { matchPage } from "./match.js";
 import { replayPage } from "./replay.js";
 import { playerPage, gamePage, leaderboardsPage } from "./dashboard.js";
@@ -27,6 +28,7 @@ const routes = [
   [/^\/club\/([\w-]+)$/, () => clubPage],
   [/^\/tournaments$/, () => tournamentsPage],
   [/^\/tournament\/([\w-]+)$/, () => tournamentPage],
+  [/^\/admin$/, () => adminPage],
 ];
 
 /**

@@ -1,7 +1,7 @@
 // A match: the board from `view`, the prompt as controls, deadlines, rounds,
 // the result, its chat. Live through the match's event stream: on an event,
 // re-read (the match, or the chat for a chat event).
-import { get, post, del, follow, session } from "./api.js";
+import { api, get, post, del, follow, session } from "./api.js";
 import { h, mount, attempt, toast, countdown, words, playerLink, seatColour, relative } from "./ui.js";
 import { controls } from "./controls.js";
 import { games } from "./lobby.js";
@@ -221,6 +221,14 @@ function chatPanel(id) {
                     await del(`/matches/${id}/messages/${msg.id}`);
                     await load();
                   }, e.target) }, "delete")
+                : "",
+              // Muting hides a player's messages from you, in every match.
+              me && msg.author.name !== me
+                ? h("button", { type: "button", class: "link small", "aria-label": `Mute ${msg.author.name}`, onclick: (e) => attempt(async () => {
+                    await api("PUT", `/players/me/mutes/${encodeURIComponent(msg.author.name)}`);
+                    toast(`${msg.author.name} is muted; unmute from your account page.`, "info");
+                    await load();
+                  }, e.target) }, "mute")
                 : "",
             ),
           )
