@@ -72,8 +72,8 @@ pub struct Settings {
     pub move_lists: String,
     /// How a match read knows its kept snapshot is current (`MATCH_READS`):
     /// `auto` (default: without asking while this replica is the only one and
-    /// hears of every change) or `checked` (it asks the database for the
-    /// version at every read).
+    /// hears of every change, on SQLite and plain Postgres) or `checked` (it
+    /// asks the database for the version at every read, as on Citus).
     pub match_reads: String,
     /// Milliseconds without a word from another replica before a replica
     /// takes itself for the only one (`REPLICA_SILENCE_MS`).

@@ -163,7 +163,10 @@ impl Application {
                 .with_stale_lobby_days(settings.stale_lobby_days)
                 .with_invitation_hours(settings.invitation_hours)
                 .with_move_lists(move_lists)
-                .with_notified_reads(settings.match_reads == "auto"),
+                // On Citus every read asks: a match on a worker that is down
+                // answers 503 like every other request about it, rather than
+                // its last state from memory.
+                .with_notified_reads(settings.match_reads == "auto" && !on_citus),
         );
         let metrics = web::Data::from(metrics);
 
