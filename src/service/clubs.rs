@@ -235,29 +235,54 @@ impl Service {
         c: clubs::Model,
         caller: Option<Uuid>,
     ) -> Result<ClubResponse, ApiError> {
-        let mine = match caller {
-            Some(p) => store::clubs::membership(&self.db, c.id, p).await?,
-            None => None,
+        let mut one = self.club_responses(vec![c], caller).await?;
+        one.pop()
+            .ok_or_else(|| ApiError::internal("a club went missing"))
+    }
+
+    /// Clubs as answered, in the order given: their member counts, owners'
+    /// names and the caller's rows read in three statements for all of them.
+    async fn club_responses(
+        &self,
+        clubs: Vec<clubs::Model>,
+        caller: Option<Uuid>,
+    ) -> Result<Vec<ClubResponse>, ApiError> {
+        let ids: Vec<Uuid> = clubs.iter().map(|c| c.id).collect();
+        let mut mine: HashMap<Uuid, club_members::Model> = match caller {
+            Some(p) => store::clubs::memberships_in(&self.db, p, ids.clone())
+                .await?
+                .into_iter()
+                .map(|m| (m.club_id, m))
+                .collect(),
+            None => HashMap::new(),
         };
-        let members = store::clubs::member_count(&self.db, c.id).await?;
-        let names = self.player_names(vec![c.owner_id]).await?;
-        Ok(ClubResponse {
-            id: c.id,
-            name: c.name,
-            description: c.description,
-            join_policy: c.join_policy,
-            owner: PlayerRef {
-                id: c.owner_id,
-                name: names.get(&c.owner_id).cloned().unwrap_or_default(),
-            },
-            members,
-            created_at: c.created_at,
-            your_role: mine
-                .as_ref()
-                .filter(|m| m.status == MEMBER)
-                .map(|m| m.role.clone()),
-            your_status: mine.map(|m| m.status),
-        })
+        let counts = store::clubs::member_counts(&self.db, ids).await?;
+        let names = self
+            .player_names(clubs.iter().map(|c| c.owner_id).collect())
+            .await?;
+        Ok(clubs
+            .into_iter()
+            .map(|c| {
+                let mine = mine.remove(&c.id);
+                ClubResponse {
+                    id: c.id,
+                    owner: PlayerRef {
+                        id: c.owner_id,
+                        name: names.get(&c.owner_id).cloned().unwrap_or_default(),
+                    },
+                    members: counts.get(&c.id).copied().unwrap_or(0),
+                    name: c.name,
+                    description: c.description,
+                    join_policy: c.join_policy,
+                    created_at: c.created_at,
+                    your_role: mine
+                        .as_ref()
+                        .filter(|m| m.status == MEMBER)
+                        .map(|m| m.role.clone()),
+                    your_status: mine.map(|m| m.status),
+                }
+            })
+            .collect())
     }
 
     pub async fn create_club(
@@ -343,10 +368,7 @@ impl Service {
         let next_cursor = more
             .then(|| rows.last().map(|c| encode_cursor(&c.id.to_string())))
             .flatten();
-        let mut items = Vec::with_capacity(rows.len());
-        for c in rows {
-            items.push(self.club_response(c, caller).await?);
-        }
+        let items = self.club_responses(rows, caller).await?;
         Ok(ClubPage { items, next_cursor })
     }
 

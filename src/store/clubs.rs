@@ -168,6 +168,46 @@ pub async fn member_count(db: &impl ConnectionTrait, club: Uuid) -> Result<u64, 
         .await
 }
 
+/// Members per club, for the clubs given (a club without members is absent).
+pub async fn member_counts(
+    db: &impl ConnectionTrait,
+    clubs: Vec<Uuid>,
+) -> Result<std::collections::HashMap<Uuid, u64>, DbErr> {
+    if clubs.is_empty() {
+        return Ok(Default::default());
+    }
+    let rows: Vec<(Uuid, i64)> = club_members::Entity::find()
+        .select_only()
+        .column(club_members::Column::ClubId)
+        .column_as(club_members::Column::PlayerId.count(), "n")
+        .filter(club_members::Column::ClubId.is_in(clubs))
+        .filter(club_members::Column::Status.eq(MEMBER))
+        .group_by(club_members::Column::ClubId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|(c, n)| (c, u64::try_from(n).unwrap_or(0)))
+        .collect())
+}
+
+/// The player's rows in these clubs.
+pub async fn memberships_in(
+    db: &impl ConnectionTrait,
+    player: Uuid,
+    clubs: Vec<Uuid>,
+) -> Result<Vec<club_members::Model>, DbErr> {
+    if clubs.is_empty() {
+        return Ok(Vec::new());
+    }
+    club_members::Entity::find()
+        .filter(club_members::Column::PlayerId.eq(player))
+        .filter(club_members::Column::ClubId.is_in(clubs))
+        .all(db)
+        .await
+}
+
 /// Every club row of a player (memberships, requests, invitations).
 pub async fn clubs_of_player(
     db: &impl ConnectionTrait,

@@ -450,6 +450,8 @@ def main():
             club_id = a.url.rsplit("/", 1)[-1]
             b.goto(f"{BASE}/#/clubs")
             b.fill("#club-search", club.upper()[:8])
+            b.wait_for_selector(f"#club-list a:has-text('{club}')")
+            shot(b, "clubs")
             b.click(f"#club-list a:has-text('{club}')")
             b.click("#club-join:has-text('Ask to join')")
             b.wait_for_selector("#club-leave:has-text('Withdraw')")
