@@ -2,14 +2,14 @@
 //! matches cancelled by an admin, and the audit log.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::Method;
 use secrecy::ExposeSecret;
 use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, spawn_app, test_settings};
-use crate::replicas::{call, replicas};
+use crate::replicas::{call, read_until_closed, replicas};
 
 /// Runs `sealed-orders <command> <name>` against the test's database.
 fn cli(app: &TestApp, command: &str, name: &str) -> std::process::Output {
@@ -417,22 +417,7 @@ async fn an_account_disabled_on_one_replica_is_refused_on_another_once_it_hears(
     )
     .await;
     // The stream on the other replica ends within a few seconds.
-    let started = Instant::now();
-    let mut closed = false;
-    while started.elapsed() < Duration::from_secs(8) {
-        match tokio::time::timeout(Duration::from_secs(8), resp.chunk()).await {
-            Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
-            Ok(_) => {
-                closed = true;
-                break;
-            }
-            Err(_) => break,
-        }
-    }
-    assert!(
-        closed,
-        "the stream on the other replica was not closed: {text}"
-    );
+    read_until_closed(&mut resp, &mut text).await;
     assert!(
         text.contains("event: credential_ended") && text.contains(r#""reason":"account_disabled""#),
         "{text}"

@@ -651,6 +651,24 @@ async fn a_stream_on_one_replica_ends_when_its_token_is_revoked_on_another() {
         .expect("revoke");
     assert_eq!(r.status(), 204);
     // Ended within a few seconds, well before the 15-s keepalive check.
+    read_until_closed(&mut resp, &mut text).await;
+    assert!(
+        text.contains("event: credential_ended") && text.contains(r#""reason":"revoked""#),
+        "{text}"
+    );
+    // And the other replica refuses the token at once, its credential cache notwithstanding.
+    let r = client
+        .get(format!("{}/players/me", apis[1]))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("read");
+    assert_eq!(r.status(), 401);
+}
+
+/// Reads a stream into `text` until the server closes it, which must happen
+/// within a few seconds (well before a keepalive would notice).
+pub(crate) async fn read_until_closed(resp: &mut reqwest::Response, text: &mut String) {
     let started = Instant::now();
     let mut closed = false;
     while started.elapsed() < Duration::from_secs(8) {
@@ -667,16 +685,4 @@ async fn a_stream_on_one_replica_ends_when_its_token_is_revoked_on_another() {
         closed,
         "the stream on the other replica was not closed: {text}"
     );
-    assert!(
-        text.contains("event: credential_ended") && text.contains(r#""reason":"revoked""#),
-        "{text}"
-    );
-    // And the other replica refuses the token at once, its credential cache notwithstanding.
-    let r = client
-        .get(format!("{}/players/me", apis[1]))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("read");
-    assert_eq!(r.status(), 401);
 }
