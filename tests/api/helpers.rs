@@ -182,6 +182,28 @@ pub struct Process {
 }
 
 impl Process {
+    /// The port of the log's "listening" line, once it is written.
+    pub fn logged_port(&self) -> Option<u16> {
+        let log = std::fs::read_to_string(&self.log).ok()?;
+        log.lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|l| l["message"] == "listening")?["port"]
+            .as_u64()
+            .and_then(|p| u16::try_from(p).ok())
+    }
+
+    /// How the process ended, if it has, and the end of its log.
+    pub fn post_mortem(&mut self) -> String {
+        let status = match self.child.try_wait() {
+            Ok(Some(status)) => format!("exited with {status}"),
+            _ => "still running".to_owned(),
+        };
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+        format!("{status}; its log ends:\n{tail}")
+    }
+
     /// Ends the server at once (SIGKILL), as a crash would, and waits for it.
     #[allow(dead_code)]
     pub fn kill(&mut self) {
@@ -206,28 +228,44 @@ impl Drop for Process {
 
 /// Starts the `sealed-orders` binary on a fresh database with JSON logs captured
 /// to a file, and waits until it is ready.
+///
+/// The process picks its port (`PORT=0`) and the log tells it: a port picked
+/// here and released would stay free only until the process binds it, after
+/// its migrations, while the tests beside this one bind ports of their own.
 pub async fn spawn_process(env: &[(&str, &str)]) -> (TestApp, Process) {
     let (settings, guard) = test_settings().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port");
-    let app = TestApp {
-        address: format!("http://127.0.0.1:{port}"),
+    let mut app = TestApp {
+        address: String::new(),
         client: client(),
         settings,
         _db: guard.0,
     };
-    let process = restart_process(&app, env).await;
-    (app, process)
+    let mut process = start_process(&app.settings, "0", env);
+    for _ in 0..600 {
+        if let Some(port) = process.logged_port() {
+            app.address = format!("http://127.0.0.1:{port}");
+            wait_until_ready(&app, &mut process).await;
+            return (app, process);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!(
+        "the server process never listened: {}",
+        process.post_mortem()
+    );
 }
 
 /// Starts the binary again for `app`: the same database and port (the previous
 /// process must have ended), and waits until it is ready.
 pub async fn restart_process(app: &TestApp, env: &[(&str, &str)]) -> Process {
+    let port = app.address.rsplit(':').next().expect("a port");
+    let mut process = start_process(&app.settings, port, env);
+    wait_until_ready(app, &mut process).await;
+    process
+}
+
+pub fn start_process(settings: &Settings, port: &str, env: &[(&str, &str)]) -> Process {
     use secrecy::ExposeSecret;
-    let settings = &app.settings;
-    let port = app.address.rsplit(':').next().expect("a port").to_owned();
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("server.log");
     let out = std::fs::File::create(&log).expect("log file");
@@ -253,12 +291,15 @@ pub async fn restart_process(app: &TestApp, env: &[(&str, &str)]) -> Process {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let process = Process {
+    Process {
         child: cmd.spawn().expect("start the server"),
         log,
         _dir: dir,
-    };
-    for _ in 0..300 {
+    }
+}
+
+async fn wait_until_ready(app: &TestApp, process: &mut Process) {
+    for _ in 0..600 {
         if app
             .client
             .get(app.url("/readyz"))
@@ -266,11 +307,14 @@ pub async fn restart_process(app: &TestApp, env: &[(&str, &str)]) -> Process {
             .await
             .is_ok_and(|r| r.status().is_success())
         {
-            return process;
+            return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    panic!("the server process never became ready");
+    panic!(
+        "the server process never became ready: {}",
+        process.post_mortem()
+    );
 }
 
 /// A response read whole.

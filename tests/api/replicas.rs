@@ -1,85 +1,27 @@
 //! Several server processes on one fresh database: startup is replica-safe.
 
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use secrecy::ExposeSecret;
+use crate::helpers::{start_process, test_settings};
 
-use crate::helpers::test_settings;
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-pub(crate) struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+pub(crate) use crate::helpers::Process as Server;
 
 #[tokio::test]
 async fn two_replicas_started_at_once_on_a_fresh_database_both_come_up_healthy() {
     let (settings, _guard) = test_settings().await;
-    let ports = [free_port(), free_port()];
-    let servers: Vec<Server> = ports
-        .iter()
-        .map(|port| {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
-            cmd.env("DATABASE_URL", &settings.database_url)
-                .env("PORT", port.to_string())
-                .env(
-                    "JWT_SECRET",
-                    settings
-                        .jwt_secret
-                        .as_ref()
-                        .expect("secret")
-                        .expose_secret(),
-                )
-                .env_remove("DATABASE_SCHEMA")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            if let Some(schema) = &settings.database_schema {
-                cmd.env("DATABASE_SCHEMA", schema);
-            }
-            Server(cmd.spawn().expect("start a replica"))
-        })
-        .collect();
+    let (servers, apis) = replicas(&settings, 2, &[]).await;
     let client = reqwest::Client::new();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    for port in ports {
-        loop {
-            let ok = client
-                .get(format!("http://127.0.0.1:{port}/readyz"))
-                .send()
-                .await
-                .is_ok_and(|r| r.status().is_success());
-            if ok {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the replica on port {port} never became ready"
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
     // Both serve the same data: a player made on one logs in on the other.
     let body = serde_json::json!({"name": "replicated", "password": "password1"});
     let r = client
-        .post(format!("http://127.0.0.1:{}/api/v1/players", ports[0]))
+        .post(format!("{}/players", apis[0]))
         .json(&body)
         .send()
         .await
         .expect("register");
     assert_eq!(r.status().as_u16(), 201);
     let r = client
-        .post(format!("http://127.0.0.1:{}/api/v1/auth/token", ports[1]))
+        .post(format!("{}/auth/token", apis[1]))
         .json(&body)
         .send()
         .await
@@ -90,58 +32,43 @@ async fn two_replicas_started_at_once_on_a_fresh_database_both_come_up_healthy()
 
 /// Starts `n` replicas at the same instant on one fresh database; answers them
 /// once every one is ready.
+///
+/// Each binds a port of its own choosing (`PORT=0`) and the test reads it from
+/// the log: a port picked here and released would stay free only until the
+/// replica binds it, after its migrations, while the tests beside this one keep
+/// binding ports of their own (a webhook receiver answering 500 on it would
+/// look like a replica that never gets ready).
 pub(crate) async fn replicas(
     settings: &sealed_orders::config::Settings,
     n: usize,
     env: &[(&str, &str)],
 ) -> (Vec<Server>, Vec<String>) {
-    let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
-    let servers: Vec<Server> = ports
-        .iter()
-        .map(|port| {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_sealed-orders"));
-            cmd.env("DATABASE_URL", &settings.database_url)
-                .env("PORT", port.to_string())
-                .env(
-                    "JWT_SECRET",
-                    settings
-                        .jwt_secret
-                        .as_ref()
-                        .expect("secret")
-                        .expose_secret(),
-                )
-                .env_remove("DATABASE_SCHEMA")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null());
-            if let Some(schema) = &settings.database_schema {
-                cmd.env("DATABASE_SCHEMA", schema);
-            }
-            for (k, v) in env {
-                cmd.env(k, v);
-            }
-            Server(cmd.spawn().expect("start a replica"))
-        })
-        .collect();
+    let mut servers: Vec<Server> = (0..n).map(|_| start_process(settings, "0", env)).collect();
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(60);
-    for port in &ports {
-        while !client
-            .get(format!("http://127.0.0.1:{port}/readyz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            assert!(Instant::now() < deadline, "a replica never became ready");
+    let mut apis = Vec::new();
+    for server in &mut servers {
+        loop {
+            let ready = match server.logged_port() {
+                Some(port) => client
+                    .get(format!("http://127.0.0.1:{port}/readyz"))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success())
+                    .then_some(port),
+                None => None,
+            };
+            if let Some(port) = ready {
+                apis.push(format!("http://127.0.0.1:{port}/api/v1"));
+                break;
+            }
+            if Instant::now() >= deadline {
+                panic!("a replica never became ready: {}", server.post_mortem());
+            }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
-    (
-        servers,
-        ports
-            .iter()
-            .map(|p| format!("http://127.0.0.1:{p}/api/v1"))
-            .collect(),
-    )
+    (servers, apis)
 }
 
 pub(crate) async fn call(
