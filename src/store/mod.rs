@@ -121,13 +121,20 @@ pub fn loopback_without_tls(database_url: &str) -> String {
 /// On a Citus coordinator it then lays the tables out (see [`citus`]), under the
 /// same lock, and logs where each went. Answers whether the database is one.
 pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<bool, DbErr> {
-    let tx = begin_write(db).await?;
     let postgres = db.get_database_backend() == DbBackend::Postgres;
-    if postgres {
-        tx.execute_unprepared(MIGRATION_LOCK).await?;
+    // SQLite gives up on its write lock after the busy timeout; a replica
+    // starting beside another that migrates a slow disk waits longer than that
+    // rather than exit.
+    let give_up = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        match migrate_once(db, postgres).await {
+            Err(e) if crate::errors::is_contention(&e) && std::time::Instant::now() < give_up => {
+                tracing::warn!(error = %e, "the database is busy; migrating again");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            done => break done?,
+        }
     }
-    Migrator::up(&tx, None).await?;
-    tx.commit().await?;
     let on_citus = postgres && citus::is_citus(db).await?;
     if on_citus {
         let tx = db.begin().await?;
@@ -142,6 +149,15 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
         );
     }
     Ok(on_citus)
+}
+
+async fn migrate_once(db: &DatabaseConnection, postgres: bool) -> Result<(), DbErr> {
+    let tx = begin_write(db).await?;
+    if postgres {
+        tx.execute_unprepared(MIGRATION_LOCK).await?;
+    }
+    Migrator::up(&tx, None).await?;
+    tx.commit().await
 }
 
 const MIGRATION_LOCK: &str = "SELECT pg_advisory_xact_lock(7153092215)";
