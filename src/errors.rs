@@ -205,11 +205,6 @@ impl From<sea_orm::DbErr> for ApiError {
     }
 }
 
-/// Whether a database error is contention, worth trying again.
-pub fn is_contention(e: &sea_orm::DbErr) -> bool {
-    trouble(e) == Trouble::Contention
-}
-
 /// What a database error means for the client.
 #[derive(Debug, PartialEq, Eq)]
 enum Trouble {

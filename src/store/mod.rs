@@ -128,7 +128,10 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
     let give_up = std::time::Instant::now() + Duration::from_secs(120);
     loop {
         match migrate_once(db, postgres).await {
-            Err(e) if crate::errors::is_contention(&e) && std::time::Instant::now() < give_up => {
+            Err(e)
+                if e.to_string().contains("database is locked")
+                    && std::time::Instant::now() < give_up =>
+            {
                 tracing::warn!(error = %e, "the database is busy; migrating again");
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
