@@ -78,6 +78,9 @@ pub struct Service {
     /// Whether a read trusts a kept snapshot while the hub hears of every
     /// change (`MATCH_READS=notified`), or asks the database for the version.
     notified_reads: bool,
+    /// Webhooks created here so far: the webhook worker skips its wake-up
+    /// passes while its last full pass found none and this has not moved.
+    webhooks_created: std::sync::atomic::AtomicU64,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -132,6 +135,7 @@ impl Service {
             invitation_ttl: chrono::Duration::hours(crate::config::DEFAULT_INVITATION_HOURS as i64),
             tournaments_due: std::sync::atomic::AtomicBool::new(false),
             last_tournament_sweep: std::sync::Mutex::new(None),
+            webhooks_created: std::sync::atomic::AtomicU64::new(0),
         }
     }
 

@@ -650,3 +650,77 @@ async fn a_delivery_in_backoff_survives_a_crash_and_arrives_once_after_restart()
     assert_eq!(log[0]["status"], "delivered");
     assert_eq!(log[0]["attempts"].as_array().expect("attempts").len(), 2);
 }
+
+/// A webhook made on one replica gets the events of a match played on the
+/// other: a replica that knows of no webhook skips its fan-out, and the one
+/// that made it hears of the match through the other's notifications.
+#[tokio::test]
+async fn a_webhook_made_on_one_replica_gets_the_events_of_a_match_played_on_another() {
+    use crate::replicas::{call, replicas};
+    let (settings, _guard) = crate::helpers::test_settings().await;
+    if settings.database_schema.is_none() {
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (_servers, apis) = replicas(
+        &settings,
+        2,
+        &[("WEBHOOK_ALLOW_PRIVATE", "1"), ("WEBHOOK_POLL_MS", "50")],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let mut tokens = Vec::new();
+    for name in ["ann", "ben"] {
+        let body = json!({"name": name, "password": "password1"});
+        call(
+            &client,
+            Method::POST,
+            format!("{}/players", apis[0]),
+            None,
+            body.clone(),
+        )
+        .await;
+        let t = call(
+            &client,
+            Method::POST,
+            format!("{}/auth/token", apis[0]),
+            None,
+            body,
+        )
+        .await;
+        tokens.push(t["access_token"].as_str().expect("token").to_owned());
+    }
+    let rx = receiver(200);
+    call(
+        &client,
+        Method::POST,
+        format!("{}/players/me/webhooks", apis[0]),
+        Some(&tokens[0]),
+        json!({"url": rx.url, "events": ["match_started"]}),
+    )
+    .await;
+    // Everything about the match goes through the other replica.
+    let m = call(
+        &client,
+        Method::POST,
+        format!("{}/matches", apis[1]),
+        Some(&tokens[0]),
+        json!({"game": "malacca", "seats": 2}),
+    )
+    .await;
+    let id = m["id"].as_str().expect("id").to_owned();
+    call(
+        &client,
+        Method::POST,
+        format!("{}/matches/{id}/join", apis[1]),
+        Some(&tokens[1]),
+        json!({}),
+    )
+    .await;
+    let got = rx
+        .wait_for(Duration::from_secs(20), |got| !got.is_empty())
+        .await;
+    let body: Value = serde_json::from_str(&got[0].body).expect("JSON");
+    assert_eq!(body["event"]["kind"], "match_started");
+    assert_eq!(body["match_id"], id.as_str());
+}

@@ -207,6 +207,8 @@ impl Service {
             cursor_id: head.id,
         };
         store::insert_webhook(&self.db, row.clone()).await?;
+        self.webhooks_created
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tracing::info!(player.id = %me.id, webhook.id = %row.id, "webhook created");
         Ok(CreatedWebhook {
             secret: row.secret.clone(),

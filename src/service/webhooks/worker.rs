@@ -3,6 +3,7 @@
 //! retried with exponential backoff and jitter).
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -29,6 +30,8 @@ const WEBHOOKS_PER_READ: u64 = 100;
 const EVENTS_PER_STEP: u64 = 200;
 /// How long a changed match's players' webhooks are read at every poll.
 const RECENT_MATCH: Duration = Duration::from_secs(10);
+/// The least time between two passes of the worker.
+const WAKE_GAP: Duration = Duration::from_millis(25);
 /// How often every webhook is read, whatever the wake-ups said.
 const FULL_PASS: Duration = Duration::from_secs(60);
 /// Deliveries claimed at once (and posted concurrently).
@@ -53,7 +56,19 @@ impl Service {
         let mut recent: HashMap<Uuid, Instant> = HashMap::new();
         let mut full_due = true;
         let mut last_full = Instant::now();
+        let mut last_pass = Instant::now();
+        // The count of webhooks created here when the last full pass found
+        // none: until it moves, a wake-up has no webhook to fan out to here
+        // (one created on another replica is that replica's to serve, since
+        // every change reaches every replica as a wake-up).
+        let mut none_since: Option<u64> = None;
         loop {
+            // Under a stream of moves every commit wakes the worker: its passes
+            // are spaced by WAKE_GAP at least, each covering all wake-ups since.
+            let since = last_pass.elapsed();
+            if since < WAKE_GAP {
+                tokio::time::sleep(WAKE_GAP - since).await;
+            }
             // Whatever woke us before this point is covered by the pass below.
             loop {
                 match wakes.try_recv() {
@@ -68,19 +83,31 @@ impl Service {
             if last_full.elapsed() >= FULL_PASS {
                 full_due = true;
             }
-            let fanned = if full_due {
-                last_full = Instant::now();
-                self.fan_out_webhooks().await
-            } else {
-                self.fan_out_webhooks_of(recent.keys().copied().collect())
-                    .await
-            };
-            match fanned {
-                Ok(_) => full_due = false,
-                Err(e) => tracing::warn!(error = %e.detail, "webhook fan-out failed"),
-            }
-            if let Err(e) = self.deliver_due_webhooks().await {
-                tracing::warn!(error = %e.detail, "webhook delivery failed");
+            let created = self.webhooks_created.load(Ordering::SeqCst);
+            let idle = !full_due && none_since == Some(created);
+            // Deliveries of webhooks made elsewhere are also served from here,
+            // at the poll's pace when this replica knows of none.
+            if !idle || last_pass.elapsed() >= every {
+                last_pass = Instant::now();
+                let fanned = if full_due {
+                    last_full = Instant::now();
+                    self.fan_out_all_webhooks().await.map(|(made, hooks)| {
+                        none_since = (hooks == 0).then_some(created);
+                        made
+                    })
+                } else if idle {
+                    Ok(0)
+                } else {
+                    self.fan_out_webhooks_of(recent.keys().copied().collect())
+                        .await
+                };
+                match fanned {
+                    Ok(_) => full_due = false,
+                    Err(e) => tracing::warn!(error = %e.detail, "webhook fan-out failed"),
+                }
+                if let Err(e) = self.deliver_due_webhooks().await {
+                    tracing::warn!(error = %e.detail, "webhook delivery failed");
+                }
             }
             tokio::select! {
                 _ = tokio::time::sleep(every) => {}
@@ -118,13 +145,19 @@ impl Service {
 
     /// Turns every webhook's new events into deliveries; answers how many.
     pub async fn fan_out_webhooks(&self) -> Result<usize, ApiError> {
-        let mut made = 0;
+        Ok(self.fan_out_all_webhooks().await?.0)
+    }
+
+    /// [`Self::fan_out_webhooks`], answering also how many webhooks there are.
+    async fn fan_out_all_webhooks(&self) -> Result<(usize, usize), ApiError> {
+        let (mut made, mut seen) = (0, 0);
         let mut after = None;
         loop {
             let hooks = store::webhooks_after(&self.db, after, WEBHOOKS_PER_READ).await?;
             made += self.fan_out_each(&hooks).await;
+            seen += hooks.len();
             if (hooks.len() as u64) < WEBHOOKS_PER_READ {
-                return Ok(made);
+                return Ok((made, seen));
             }
             after = hooks.last().map(|h| h.id);
         }
