@@ -119,6 +119,14 @@ impl Application {
             _ if on_citus => store::MoveLists::Values,
             _ => store::MoveLists::Arrays,
         };
+        // Generic plans suit the arrays' fixed texts; VALUES lists (Citus)
+        // change the text with every list's length.
+        let move_db = match settings.database_kind()? {
+            DatabaseKind::Postgres if move_lists == store::MoveLists::Arrays => {
+                Some(store::connect_for_moves(&settings).await?)
+            }
+            _ => None,
+        };
         let games = registry::all_games();
         let data = DataStore::load(&games, settings.data_dir.as_deref())?;
         data.persist(&db, clock.now()).await?;
@@ -163,6 +171,7 @@ impl Application {
                 .with_stale_lobby_days(settings.stale_lobby_days)
                 .with_invitation_hours(settings.invitation_hours)
                 .with_move_lists(move_lists)
+                .with_move_pool(move_db)
                 // On Citus every read asks: a match on a worker that is down
                 // answers 503 like every other request about it, rather than
                 // its last state from memory.

@@ -75,6 +75,9 @@ pub struct Service {
     one_statement_moves: bool,
     /// How that statement writes its lists (VALUES on Citus).
     move_lists: crate::store::MoveLists,
+    /// The pool the one-statement move is sent on (generic plans; see
+    /// `store::connect_for_moves`); the main pool when none is given.
+    move_db: Option<DatabaseConnection>,
     /// Whether a read trusts a kept snapshot while the hub hears of every
     /// change (`MATCH_READS=notified`), or asks the database for the version.
     notified_reads: bool,
@@ -127,6 +130,7 @@ impl Service {
             )),
             one_statement_moves,
             move_lists: crate::store::MoveLists::Arrays,
+            move_db: None,
             notified_reads: true,
             stale_lobby: Some(chrono::Duration::days(
                 crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
@@ -137,6 +141,12 @@ impl Service {
             last_tournament_sweep: std::sync::Mutex::new(None),
             webhooks_created: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// The pool moves written as one statement are sent on.
+    pub fn with_move_pool(mut self, db: Option<DatabaseConnection>) -> Self {
+        self.move_db = db;
+        self
     }
 
     /// How moves written as one statement write their lists.

@@ -330,7 +330,7 @@ impl Service {
             })
             .collect();
         let written = store::write_move(
-            &self.db,
+            self.move_db.as_ref().unwrap_or(&self.db),
             &store::MoveWrite {
                 before_version: m.version,
                 after: &after,
@@ -779,7 +779,15 @@ impl Service {
             })
             .collect();
         store::insert_results(tx, rows).await?;
-        super::stats::record_finished(tx, m, now).await?;
+        store::reveal_moves(tx, m.id, true).await?;
+        let finished = Event::public(
+            "match_finished",
+            json!({ "placings": outcome.placings, "forfeited": forfeited }),
+        );
+        record_events(tx, m, &[finished], now).await?;
+        // Last, since they lock rows other finishing matches want too (the
+        // players' ratings, the statistics' totals every match of the game
+        // adds to): held from here to the commit only.
         if m.rated {
             super::ratings::rate_match(tx, m, &outcome, seats, now, |_| true).await?;
         } else if self.bots_rated(m, seats)? {
@@ -787,15 +795,10 @@ impl Service {
             // a match with a bot never moves a person's rating.
             super::ratings::rate_match(tx, m, &outcome, seats, now, |s| s.bot.is_some()).await?;
         }
+        super::stats::record_finished(tx, m, now).await?;
         m.status = FINISHED.into();
         m.finished_at = Some(now);
         m.deadline_at = None;
-        store::reveal_moves(tx, m.id, true).await?;
-        let finished = Event::public(
-            "match_finished",
-            json!({ "placings": outcome.placings, "forfeited": forfeited }),
-        );
-        record_events(tx, m, &[finished], now).await?;
         Ok(true)
     }
 

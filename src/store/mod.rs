@@ -82,6 +82,38 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
     Ok(Database::connect(opts).await?)
 }
 
+/// A second, smaller pool for the one-statement move on plain Postgres, whose
+/// sessions use generic plans (`plan_cache_mode=force_generic_plan`): the
+/// statement's text is fixed per shape, so it is planned once per connection
+/// instead of at every move (custom plans cost Postgres about 6 % of its CPU per
+/// move). Every other query keeps Postgres's own choice on the main pool, where
+/// a listing's plan may rightly depend on its parameters.
+pub async fn connect_for_moves(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    let mut url = url::Url::parse(&settings.database_url)?;
+    let given: Option<String> = url
+        .query_pairs()
+        .find(|(k, _)| k == "options")
+        .map(|(_, v)| v.into_owned());
+    let options = match given {
+        Some(o) => format!("{o} -c plan_cache_mode=force_generic_plan"),
+        None => "-c plan_cache_mode=force_generic_plan".to_owned(),
+    };
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| k != "options")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    url.query_pairs_mut()
+        .clear()
+        .extend_pairs(kept)
+        .append_pair("options", &options);
+    let mut moves = settings.clone();
+    moves.database_url = url.to_string();
+    // Half the main pool: a move holds its connection for one round trip.
+    moves.max_connections = Some((settings.max_connections.unwrap_or(16) / 2).max(2));
+    connect(&moves).await
+}
+
 /// A Postgres URL to a server on this machine (a loopback address or a Unix
 /// socket) that names no `sslmode` gets `sslmode=disable`. libpq's default,
 /// `prefer`, negotiates TLS wherever the server offers it, and on loopback that
