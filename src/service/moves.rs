@@ -788,14 +788,18 @@ impl Service {
         // Last, since they lock rows other finishing matches want too (the
         // players' ratings, the statistics' totals every match of the game
         // adds to): held from here to the commit only.
+        // Several writes as one statement where the store writes moves so (not
+        // on Citus, whose reference tables these are).
+        let combine = self.move_lists == store::MoveLists::Arrays;
         if m.rated {
-            super::ratings::rate_match(tx, m, &outcome, seats, now, |_| true).await?;
+            super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |_| true).await?;
         } else if self.bots_rated(m, seats)? {
             // Bots keep ratings of their own, measured against everybody's, but
             // a match with a bot never moves a person's rating.
-            super::ratings::rate_match(tx, m, &outcome, seats, now, |s| s.bot.is_some()).await?;
+            super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |s| s.bot.is_some())
+                .await?;
         }
-        super::stats::record_finished(tx, m, now).await?;
+        super::stats::record_finished(tx, m, now, combine).await?;
         m.status = FINISHED.into();
         m.finished_at = Some(now);
         m.deadline_at = None;

@@ -31,6 +31,7 @@ pub(super) async fn rate_match(
     outcome: &Outcome,
     seats: &[match_seats::Model],
     now: DateTime<Utc>,
+    combine: bool,
     moves: impl Fn(&match_seats::Model) -> bool,
 ) -> Result<(), ApiError> {
     let seat_of = |seat: usize| seats.iter().find(|s| s.seat as usize == seat);
@@ -67,6 +68,7 @@ pub(super) async fn rate_match(
         .collect();
     let updated = weng_lin_multi_team(&input, &WengLinConfig::new());
     let mut history = Vec::new();
+    let mut saved = Vec::new();
     for ((id, rank, write), new) in placed.iter().zip(updated) {
         if !write {
             continue;
@@ -94,9 +96,9 @@ pub(super) async fn rate_match(
         row.games += 1;
         row.wins += i32::from(*rank == 1);
         row.updated_at = now;
-        store::save_rating(tx, row).await?;
+        saved.push(row);
     }
-    store::insert_rating_history(tx, history).await?;
+    store::save_ratings(tx, saved, history, combine).await?;
     Ok(())
 }
 

@@ -249,11 +249,13 @@ impl Service {
 }
 
 /// Adds a finishing match to the statistics' running totals. Called once, from the
-/// transaction that finishes it, after its results are written.
+/// transaction that finishes it, after its results are written; `combine` sends
+/// the folds as one statement (plain Postgres).
 pub(super) async fn record_finished(
     tx: &sea_orm::DatabaseTransaction,
     m: &crate::store::entities::matches::Model,
     now: DateTime<Utc>,
+    combine: bool,
 ) -> Result<(), ApiError> {
-    Ok(stats::fold_finished(tx, m, now).await?)
+    Ok(stats::fold_finished(tx, m, now, combine).await?)
 }

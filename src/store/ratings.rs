@@ -25,26 +25,25 @@ pub async fn lock_ratings(
 ) -> Result<Vec<ratings::Model>, DbErr> {
     players.sort();
     players.dedup();
-    for p in &players {
-        let row = ratings::ActiveModel {
-            game: Set(game.to_owned()),
-            player_id: Set(*p),
-            mu: Set(default.0),
-            sigma: Set(default.1),
-            rating: Set(default.0 - 3.0 * default.1),
-            games: Set(0),
-            wins: Set(0),
-            updated_at: Set(now),
-        };
-        ratings::Entity::insert(row)
-            .on_conflict(
-                OnConflict::columns([ratings::Column::Game, ratings::Column::PlayerId])
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_without_returning(db)
-            .await?;
-    }
+    // One statement makes the missing rows, in the order the rows are locked.
+    let rows = players.iter().map(|p| ratings::ActiveModel {
+        game: Set(game.to_owned()),
+        player_id: Set(*p),
+        mu: Set(default.0),
+        sigma: Set(default.1),
+        rating: Set(default.0 - 3.0 * default.1),
+        games: Set(0),
+        wins: Set(0),
+        updated_at: Set(now),
+    });
+    ratings::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([ratings::Column::Game, ratings::Column::PlayerId])
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
     let q = ratings::Entity::find()
         .filter(ratings::Column::Game.eq(game))
         .filter(ratings::Column::PlayerId.is_in(players))
@@ -62,6 +61,48 @@ pub async fn save_rating(db: &impl ConnectionTrait, r: ratings::Model) -> Result
         .update(db)
         .await
         .map(|_| ())
+}
+
+/// Writes the locked ratings back and their history: as one statement when
+/// `combine` (plain Postgres), else one statement each.
+pub async fn save_ratings(
+    db: &impl ConnectionTrait,
+    rows: Vec<ratings::Model>,
+    history: Vec<rating_history::Model>,
+    combine: bool,
+) -> Result<(), DbErr> {
+    if !combine {
+        for r in rows {
+            save_rating(db, r).await?;
+        }
+        return insert_rating_history(db, history).await;
+    }
+    let backend = db.get_database_backend();
+    let mut batch = super::Batch::default();
+    for r in rows {
+        let (game, player) = (r.game.clone(), r.player_id);
+        let mut active = r.into_active_model().reset_all();
+        active.game = sea_orm::ActiveValue::NotSet;
+        active.player_id = sea_orm::ActiveValue::NotSet;
+        batch.push(
+            &ratings::Entity::update_many()
+                .set(active)
+                .filter(ratings::Column::Game.eq(game))
+                .filter(ratings::Column::PlayerId.eq(player)),
+            backend,
+        );
+    }
+    if !history.is_empty() {
+        batch.push(
+            &rating_history::Entity::insert_many(history.into_iter().map(|r| {
+                let mut a = r.into_active_model();
+                a.id = sea_orm::ActiveValue::NotSet;
+                a
+            })),
+            backend,
+        );
+    }
+    batch.flush(db, None).await
 }
 
 pub async fn insert_rating_history(

@@ -579,6 +579,7 @@ pub async fn fold_finished(
     db: &impl ConnectionTrait,
     m: &crate::store::entities::matches::Model,
     finished_at: DateTime<Utc>,
+    combine: bool,
 ) -> Result<(), DbErr> {
     // A private match exists for nobody else: its play stays out of every
     // public statistic.
@@ -605,13 +606,18 @@ pub async fn fold_finished(
     static FOLD: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         migration::fold_statements("f.match_id = $1", &migration::GRAINS)
     });
-    for sql in FOLD.iter() {
-        db.execute_raw(Statement::from_sql_and_values(
-            backend,
-            sql.clone(),
-            [m.id.into()],
-        ))
-        .await?;
+    let statements = FOLD
+        .iter()
+        .map(|sql| Statement::from_sql_and_values(backend, sql.clone(), [m.id.into()]));
+    if combine {
+        // The folds read only what was written before them and write rows of
+        // their own (one metric each): one statement on plain Postgres.
+        let mut batch = super::Batch::default();
+        statements.for_each(|st| batch.push_statement(st));
+        return batch.flush(db, None).await;
+    }
+    for st in statements {
+        db.execute_raw(st).await?;
     }
     Ok(())
 }
