@@ -249,7 +249,7 @@ impl Application {
                 ))
                 .wrap(middleware::from_fn(observe))
                 .wrap(middleware::from_fn(crate::api::head::head_as_get))
-                .wrap(tracing_actix_web::TracingLogger::default())
+                .wrap(tracing_actix_web::TracingLogger::<RequestSpan>::new())
                 .app_data(metrics.clone())
                 .app_data(limits.clone())
                 .app_data(cors.clone())
@@ -327,6 +327,63 @@ async fn serve_spec(spec: web::Data<Value>) -> HttpResponse {
 
 /// Counts and times every request by route pattern (never the raw path, which
 /// would make a series per match), and returns the request id in a header.
+/// The root span of a request: the fields of tracing-actix-web's own, built
+/// only when the span is enabled, and its route recorded by [`observe`] once
+/// routing found it. The default builder finds the route at the start by
+/// walking the router's patterns again (regular expressions with captures) at
+/// every request, whether or not anything logs it.
+struct RequestSpan;
+
+impl tracing_actix_web::RootSpanBuilder for RequestSpan {
+    fn on_request_start(request: &ServiceRequest) -> tracing::Span {
+        use tracing::field::Empty;
+        tracing::info_span!(
+            "HTTP request",
+            http.method = %request.method(),
+            http.route = Empty,
+            http.flavor = http_flavor(request.version()),
+            http.scheme = %request.connection_info().scheme(),
+            http.host = %request.connection_info().host(),
+            http.client_ip = %request.connection_info().realip_remote_addr().unwrap_or(""),
+            http.user_agent = %request
+                .headers()
+                .get("User-Agent")
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or(""),
+            http.target = %request.uri().path_and_query().map(|p| p.as_str()).unwrap_or(""),
+            http.status_code = Empty,
+            otel.kind = "server",
+            otel.status_code = Empty,
+            request_id = %request
+                .extensions()
+                .get::<tracing_actix_web::RequestId>()
+                .map(ToString::to_string)
+                .unwrap_or_default(),
+            exception.message = Empty,
+            exception.details = Empty,
+        )
+    }
+
+    fn on_request_end<B: MessageBody>(
+        span: tracing::Span,
+        outcome: &Result<ServiceResponse<B>, actix_web::Error>,
+    ) {
+        tracing_actix_web::DefaultRootSpanBuilder::on_request_end(span, outcome);
+    }
+}
+
+/// The HTTP version as OpenTelemetry names it.
+fn http_flavor(v: actix_web::http::Version) -> &'static str {
+    use actix_web::http::Version;
+    match v {
+        Version::HTTP_09 => "0.9",
+        Version::HTTP_10 => "1.0",
+        Version::HTTP_2 => "2.0",
+        Version::HTTP_3 => "3.0",
+        _ => "1.1",
+    }
+}
+
 async fn observe(
     req: ServiceRequest,
     next: Next<impl MessageBody>,
@@ -343,6 +400,7 @@ async fn observe(
         .request()
         .match_pattern()
         .unwrap_or_else(|| "unmatched".to_owned());
+    tracing::Span::current().record("http.route", route.as_str());
     if let Some(m) = metrics {
         let status = res.status().as_u16().to_string();
         m.requests
