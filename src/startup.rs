@@ -372,6 +372,44 @@ impl tracing_actix_web::RootSpanBuilder for RequestSpan {
     }
 }
 
+/// The route pattern a request matched, for the metrics' labels and the span.
+/// Asking actix for it walks the router's patterns again (regular expressions
+/// with captures); the answer depends only on the path's shape, the path with
+/// its ids (UUIDs, numbers: never a literal segment of a route) blanked, so it
+/// is kept per shape, for at most [`LABEL_SHAPES`] shapes.
+fn route_label(req: &actix_web::HttpRequest) -> String {
+    static LABELS: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<String, String>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let shape = path_shape(req.path());
+    if let Some(label) = LABELS.lock().ok().and_then(|m| m.get(&shape).cloned()) {
+        return label;
+    }
+    let label = req
+        .match_pattern()
+        .unwrap_or_else(|| "unmatched".to_owned());
+    if let Ok(mut m) = LABELS.lock()
+        && m.len() < LABEL_SHAPES
+    {
+        m.insert(shape, label.clone());
+    }
+    label
+}
+
+const LABEL_SHAPES: usize = 1024;
+
+/// A path with every segment that is a UUID or a number replaced by `\0`.
+fn path_shape(path: &str) -> String {
+    path.split('/')
+        .map(|seg| {
+            let id = uuid::Uuid::try_parse(seg).is_ok()
+                || (!seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()));
+            if id { "\0" } else { seg }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// The HTTP version as OpenTelemetry names it.
 fn http_flavor(v: actix_web::http::Version) -> &'static str {
     use actix_web::http::Version;
@@ -396,10 +434,7 @@ async fn observe(
         .map(|id| id.to_string());
     let metrics = req.app_data::<web::Data<Metrics>>().cloned();
     let mut res = next.call(req).await?;
-    let route = res
-        .request()
-        .match_pattern()
-        .unwrap_or_else(|| "unmatched".to_owned());
+    let route = route_label(res.request());
     tracing::Span::current().record("http.route", route.as_str());
     if let Some(m) = metrics {
         let status = res.status().as_u16().to_string();
@@ -415,4 +450,24 @@ async fn observe(
             .insert(HeaderName::from_static("x-request-id"), id);
     }
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_shape;
+
+    #[test]
+    fn a_path_shape_blanks_ids_and_numbers_and_keeps_every_literal() {
+        assert_eq!(
+            path_shape("/api/v1/matches/01a215a3-d472-73d7-a31f-879d54720bd5/moves"),
+            "/api/v1/matches/\0/moves"
+        );
+        assert_eq!(
+            path_shape("/api/v1/matches/x/rounds/12"),
+            "/api/v1/matches/x/rounds/\0"
+        );
+        assert_eq!(path_shape("/api/v1/players/me"), "/api/v1/players/me");
+        assert_eq!(path_shape("/api/v1"), "/api/v1");
+        assert_eq!(path_shape("/"), "/");
+    }
 }
