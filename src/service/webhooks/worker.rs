@@ -79,12 +79,18 @@ impl Service {
                     Err(TryRecvError::Empty | TryRecvError::Closed) => break,
                 }
             }
-            recent.retain(|_, at| at.elapsed() < RECENT_MATCH);
             if last_full.elapsed() >= FULL_PASS {
                 full_due = true;
             }
             let created = self.webhooks_created.load(Ordering::SeqCst);
             let idle = !full_due && none_since == Some(created);
+            if idle {
+                // A webhook made from now on starts at the feed's head: only
+                // matches that change after it matter to it.
+                recent.clear();
+            } else {
+                recent.retain(|_, at| at.elapsed() < RECENT_MATCH);
+            }
             // Deliveries of webhooks made elsewhere are also served from here,
             // at the poll's pace when this replica knows of none.
             if !idle || last_pass.elapsed() >= every {
