@@ -788,8 +788,8 @@ impl Service {
         // Last, since they lock rows other finishing matches want too (the
         // players' ratings, the statistics' totals every match of the game
         // adds to): held from here to the commit only.
-        // Several writes as one statement where the store writes moves so (not
-        // on Citus, whose reference tables these are).
+        // Their writes go out together where moves do (plain Postgres); on
+        // Citus, whose reference tables these are, one by one.
         let combine = self.move_lists == store::MoveLists::Arrays;
         if m.rated {
             super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |_| true).await?;

@@ -25,6 +25,9 @@ pub async fn lock_ratings(
 ) -> Result<Vec<ratings::Model>, DbErr> {
     players.sort();
     players.dedup();
+    if players.is_empty() {
+        return Ok(Vec::new());
+    }
     // One statement makes the missing rows, in the order the rows are locked.
     let rows = players.iter().map(|p| ratings::ActiveModel {
         game: Set(game.to_owned()),
@@ -94,15 +97,22 @@ pub async fn save_ratings(
     }
     if !history.is_empty() {
         batch.push(
-            &rating_history::Entity::insert_many(history.into_iter().map(|r| {
-                let mut a = r.into_active_model();
-                a.id = sea_orm::ActiveValue::NotSet;
-                a
-            })),
+            &rating_history::Entity::insert_many(history_rows(history)),
             backend,
         );
     }
     batch.flush(db, None).await
+}
+
+/// History rows to insert, their ids left to the database.
+fn history_rows(
+    rows: Vec<rating_history::Model>,
+) -> impl Iterator<Item = rating_history::ActiveModel> {
+    rows.into_iter().map(|r| {
+        let mut a = r.into_active_model();
+        a.id = sea_orm::ActiveValue::NotSet;
+        a
+    })
 }
 
 pub async fn insert_rating_history(
@@ -112,14 +122,10 @@ pub async fn insert_rating_history(
     if rows.is_empty() {
         return Ok(());
     }
-    rating_history::Entity::insert_many(rows.into_iter().map(|r| {
-        let mut a = r.into_active_model();
-        a.id = sea_orm::ActiveValue::NotSet;
-        a
-    }))
-    .exec_without_returning(db)
-    .await
-    .map(|_| ())
+    rating_history::Entity::insert_many(history_rows(rows))
+        .exec_without_returning(db)
+        .await
+        .map(|_| ())
 }
 
 /// One page of a game's leaderboard, best first (ties by player id).
