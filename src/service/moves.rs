@@ -785,6 +785,7 @@ impl Service {
             json!({ "placings": outcome.placings, "forfeited": forfeited }),
         );
         record_events(tx, m, &[finished], now).await?;
+        super::stats::record_finished(tx, m, now).await?;
         // Last, since they lock rows other finishing matches want too (the
         // players' ratings, the statistics' totals every match of the game
         // adds to): held from here to the commit only.
@@ -799,7 +800,7 @@ impl Service {
             super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |s| s.bot.is_some())
                 .await?;
         }
-        super::stats::record_finished(tx, m, now, combine).await?;
+        super::stats::fold_finished(tx, m, combine).await?;
         m.status = FINISHED.into();
         m.finished_at = Some(now);
         m.deadline_at = None;

@@ -248,14 +248,23 @@ impl Service {
     }
 }
 
-/// Adds a finishing match to the statistics' running totals. Called once, from the
-/// transaction that finishes it, after its results are written; `combine` sends
-/// the folds as one statement (plain Postgres).
+/// Records a finishing match for the statistics, from the transaction that
+/// finishes it.
 pub(super) async fn record_finished(
     tx: &sea_orm::DatabaseTransaction,
     m: &crate::store::entities::matches::Model,
     now: DateTime<Utc>,
+) -> Result<(), ApiError> {
+    Ok(stats::insert_stat_finished(tx, m, now).await?)
+}
+
+/// Adds a match [`record_finished`] recorded to the statistics' running totals,
+/// after its results are written; `combine` sends the folds as one statement
+/// (plain Postgres).
+pub(super) async fn fold_finished(
+    tx: &sea_orm::DatabaseTransaction,
+    m: &crate::store::entities::matches::Model,
     combine: bool,
 ) -> Result<(), ApiError> {
-    Ok(stats::fold_finished(tx, m, now, combine).await?)
+    Ok(stats::fold_finished(tx, m, combine).await?)
 }

@@ -573,13 +573,13 @@ pub async fn player_best_rounds(
     Ok(best)
 }
 
-/// Adds a match to the running totals, inside the transaction that finishes it,
-/// once its rounds and results are written.
-pub async fn fold_finished(
+/// Records a finishing match for the statistics (its `stat_finished` row),
+/// inside the transaction that finishes it; [`fold_finished`] then adds it to
+/// the running totals.
+pub async fn insert_stat_finished(
     db: &impl ConnectionTrait,
     m: &crate::store::entities::matches::Model,
     finished_at: DateTime<Utc>,
-    combine: bool,
 ) -> Result<(), DbErr> {
     // A private match exists for nobody else: its play stays out of every
     // public statistic.
@@ -601,7 +601,21 @@ pub async fn fold_finished(
             day_of(finished_at).into(),
         ],
     ))
-    .await?;
+    .await
+    .map(|_| ())
+}
+
+/// Adds a match recorded by [`insert_stat_finished`] to the running totals,
+/// once its rounds and results are written.
+pub async fn fold_finished(
+    db: &impl ConnectionTrait,
+    m: &crate::store::entities::matches::Model,
+    combine: bool,
+) -> Result<(), DbErr> {
+    if m.visibility == migration::PRIVATE {
+        return Ok(());
+    }
+    let backend = db.get_database_backend();
     // The same statements for every match: built once per process.
     static FOLD: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         migration::fold_statements("f.match_id = $1", &migration::GRAINS)
