@@ -58,7 +58,7 @@ pub async fn lock_ratings(
     }
 }
 
-pub async fn save_rating(db: &impl ConnectionTrait, r: ratings::Model) -> Result<(), DbErr> {
+async fn save_rating(db: &impl ConnectionTrait, r: ratings::Model) -> Result<(), DbErr> {
     r.into_active_model()
         .reset_all()
         .update(db)
@@ -115,7 +115,7 @@ fn history_rows(
     })
 }
 
-pub async fn insert_rating_history(
+async fn insert_rating_history(
     db: &impl ConnectionTrait,
     rows: Vec<rating_history::Model>,
 ) -> Result<(), DbErr> {

@@ -149,12 +149,8 @@ impl Service {
         made
     }
 
-    /// Turns every webhook's new events into deliveries; answers how many.
-    pub async fn fan_out_webhooks(&self) -> Result<usize, ApiError> {
-        Ok(self.fan_out_all_webhooks().await?.0)
-    }
-
-    /// [`Self::fan_out_webhooks`], answering also how many webhooks there are.
+    /// Turns every webhook's new events into deliveries; answers how many, and
+    /// how many webhooks there are.
     async fn fan_out_all_webhooks(&self) -> Result<(usize, usize), ApiError> {
         let (mut made, mut seen) = (0, 0);
         let mut after = None;
