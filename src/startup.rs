@@ -213,6 +213,10 @@ impl Application {
             let worker = service.clone();
             tokio::spawn(async move { worker.run_webhook_worker().await });
         }
+        // Every replica folds finished matches into the ratings and totals, one
+        // transaction at a time across replicas (see `service::folds`).
+        let folder = service.clone();
+        tokio::spawn(async move { folder.run_folder().await });
         // Across replicas (Postgres): wake-ups go out as NOTIFY after commit and
         // come in through LISTEN.
         if settings.database_kind()? == DatabaseKind::Postgres {

@@ -36,6 +36,7 @@ mod m20261126_120001_add_moderation;
 mod m20261127_100001_add_account_deletion;
 mod m20261127_110001_create_clubs;
 mod m20261128_100001_create_tournaments;
+mod m20261129_100001_create_pending_finishes;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -101,6 +102,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_100001_add_account_deletion::Migration),
             Box::new(m20261127_110001_create_clubs::Migration),
             Box::new(m20261128_100001_create_tournaments::Migration),
+            Box::new(m20261129_100001_create_pending_finishes::Migration),
         ]
     }
 }

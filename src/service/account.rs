@@ -70,6 +70,9 @@ impl Service {
         for id in store::open_matches_of(&self.db, me.id).await? {
             self.leave_for_deletion(me, id).await?;
         }
+        // Its finished matches' ratings first, so none comes back once the
+        // account's ratings are gone.
+        self.settle_finishes().await?;
         let now = self.clock.now();
         let name = anonymous_name(me.id);
         let key = retired_key(&found.name_key);

@@ -804,6 +804,7 @@ impl Service {
             .filter(|p| totals.contains_key(p))
             .collect();
         let names = self.player_names(ids.clone()).await?;
+        self.settle_finishes().await?;
         let ratings: HashMap<Uuid, f64> = store::ratings_of_players(&self.db, game, ids.clone())
             .await?
             .into_iter()

@@ -9,6 +9,7 @@ pub mod commitment;
 pub mod community;
 pub mod data;
 mod deadlines;
+mod folds;
 pub mod hub;
 mod lifecycle;
 mod matches;
@@ -84,6 +85,8 @@ pub struct Service {
     /// Webhooks created here so far: the webhook worker skips its wake-up
     /// passes while its last full pass found none and this has not moved.
     webhooks_created: std::sync::atomic::AtomicU64,
+    /// Signalled when a match finished here: its ratings and totals are due.
+    folds_due: tokio::sync::Notify,
 }
 
 /// The settle watermark of the event log (`store::settled_tx`), read at most once
@@ -140,6 +143,7 @@ impl Service {
             tournaments_due: std::sync::atomic::AtomicBool::new(false),
             last_tournament_sweep: std::sync::Mutex::new(None),
             webhooks_created: std::sync::atomic::AtomicU64::new(0),
+            folds_due: tokio::sync::Notify::new(),
         }
     }
 

@@ -21,7 +21,7 @@ use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::ApiError;
 use crate::games::rng::GameRng;
-use crate::games::{AnyState, Applied, Audience, Event, Progress, RoundRecord};
+use crate::games::{AnyState, Applied, Audience, Event, Outcome, Progress, RoundRecord};
 use crate::store::entities::{
     ledger, match_results, match_seats, matches, moves, round_seats, rounds,
 };
@@ -644,6 +644,9 @@ impl Service {
             self.snapshots.forget(Some(m.id));
         }
         self.hub.changed(m.id);
+        if m.status == FINISHED {
+            self.finish_to_fold();
+        }
         if m.status == FINISHED || m.status == ABORTED {
             // It may have been a tournament's: its round may be complete.
             self.tournament_match_over();
@@ -706,28 +709,51 @@ impl Service {
         let now = self.clock.now();
         let record = record_move(m, seats, seat, player, action, &applied, author, now)?;
         let t = applied.transition;
-        let row = record.row;
+        let outcome = self.outcome_if_over(m, seats, &t.state)?;
+        let mut row = record.row;
+        // The last move ends the match, which makes every move public: this
+        // one is written revealed, since the finish's reveal, sent with it,
+        // does not see it.
+        row.revealed |= outcome.is_some();
         let backend = tx.get_database_backend();
         let mut active: moves::ActiveModel = row.clone().into();
         active.id = NotSet;
         batch.push_statement(store::insert_move_statement(active, backend));
-        if record.reveal {
+        if record.reveal && outcome.is_none() {
             store::queue_reveal_moves(batch, id, backend);
         }
         for r in record.rounds {
             store::queue_round(batch, r, backend);
         }
         batch.push_events(event_rows(m, &record.events, now));
-        self.finish_batched(tx, batch, m, seats, &t.state, now)
-            .await?;
+        if let Some(outcome) = outcome {
+            self.queue_finish(batch, backend, m, seats, &t.state, outcome, now)?;
+        }
         self.schedule(m, seats, &t.state)?;
         self.set_state(m, &t.state)?;
         Ok((row, t.state))
     }
 
+    /// The match's outcome if `state` (or its forfeits) say it is over.
+    fn outcome_if_over(
+        &self,
+        m: &matches::Model,
+        seats: &[match_seats::Model],
+        state: &AnyState,
+    ) -> Result<Option<Outcome>, ApiError> {
+        let game = self.game_of(&m.game)?;
+        let forfeited = forfeited_seats(seats);
+        Ok(final_outcome(
+            game,
+            state,
+            m.seat_count as usize,
+            &forfeited,
+        )?)
+    }
+
     /// Finishes the match if its state (or its forfeits) say it is over: the
-    /// placings, the ratings, every move made public, the `match_finished` event.
-    /// Answers whether it did.
+    /// placings, every move made public, the `match_finished` event, the
+    /// finish queued for its ratings and statistics. Answers whether it did.
     pub(super) async fn finish_if_over(
         &self,
         tx: &DatabaseTransaction,
@@ -736,29 +762,34 @@ impl Service {
         state: &AnyState,
         now: DateTime<Utc>,
     ) -> Result<bool, ApiError> {
-        self.finish_batched(tx, &mut store::Batch::default(), m, seats, state, now)
-            .await
+        let Some(outcome) = self.outcome_if_over(m, seats, state)? else {
+            return Ok(false);
+        };
+        let mut batch = store::Batch::default();
+        let backend = tx.get_database_backend();
+        self.queue_finish(&mut batch, backend, m, seats, state, outcome, now)?;
+        batch.flush(tx, None).await?;
+        Ok(true)
     }
 
-    /// `finish_if_over` after writes queued in `batch`: they are sent first
-    /// when the match finishes, so the finish sees every row of the match.
-    async fn finish_batched(
+    /// The finish's writes, queued in `batch` beside the last move's: none
+    /// reads another's (every move of the match is written or queued already),
+    /// and none touches a row other matches' finishes write. The ratings and
+    /// the statistics' totals, which every finish updates, are folded after
+    /// the commit, with other finishes (see `folds`).
+    #[allow(clippy::too_many_arguments)]
+    fn queue_finish(
         &self,
-        tx: &DatabaseTransaction,
         batch: &mut store::Batch,
+        backend: sea_orm::DbBackend,
         m: &mut matches::Model,
         seats: &[match_seats::Model],
         state: &AnyState,
+        outcome: Outcome,
         now: DateTime<Utc>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<(), ApiError> {
         let game = self.game_of(&m.game)?;
         let forfeited = forfeited_seats(seats);
-        let Some(outcome) = final_outcome(game, state, m.seat_count as usize, &forfeited)? else {
-            return Ok(false);
-        };
-        if !batch.is_empty() {
-            batch.flush(tx, None).await?;
-        }
         let roles = game.roles(state)?;
         let player_of = |seat: usize| {
             seats
@@ -778,33 +809,27 @@ impl Service {
                 role: roles.get(p.seat).cloned().flatten(),
             })
             .collect();
-        store::insert_results(tx, rows).await?;
-        store::reveal_moves(tx, m.id, true).await?;
+        store::queue_results(batch, rows, backend);
+        store::queue_reveal_all_moves(batch, m.id, backend);
         let finished = Event::public(
             "match_finished",
             json!({ "placings": outcome.placings, "forfeited": forfeited }),
         );
-        record_events(tx, m, &[finished], now).await?;
-        super::stats::record_finished(tx, m, now).await?;
-        // Last, since they lock rows other finishing matches want too (the
-        // players' ratings, the statistics' totals every match of the game
-        // adds to): held from here to the commit only.
-        // Their writes go out together where moves do (plain Postgres); on
-        // Citus, whose reference tables these are, one by one.
-        let combine = self.move_lists == store::MoveLists::Arrays;
-        if m.rated {
-            super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |_| true).await?;
+        batch.push_events(event_rows(m, &[finished], now));
+        let placed = if m.rated {
+            super::ratings::rating_input(&outcome, seats, |_| true)
         } else if self.bots_rated(m, seats)? {
             // Bots keep ratings of their own, measured against everybody's, but
             // a match with a bot never moves a person's rating.
-            super::ratings::rate_match(tx, m, &outcome, seats, now, combine, |s| s.bot.is_some())
-                .await?;
-        }
-        super::stats::fold_finished(tx, m, combine).await?;
+            super::ratings::rating_input(&outcome, seats, |s| s.bot.is_some())
+        } else {
+            None
+        };
+        super::folds::queue_finish(batch, backend, m, placed, now)?;
         m.status = FINISHED.into();
         m.finished_at = Some(now);
         m.deadline_at = None;
-        Ok(true)
+        Ok(())
     }
 
     /// Whether a match that is not rated for its people still rates its bots: it

@@ -1,8 +1,9 @@
 //! Per-game Weng-Lin ratings (the OpenSkill family, through `skillratings`),
-//! updated in the transaction that finishes a rated match.
+//! updated when a rated match's finish is folded (see `folds`).
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use sea_orm::DatabaseTransaction;
 use skillratings::MultiTeamOutcome;
 use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
 use uuid::Uuid;
@@ -15,91 +16,101 @@ use super::{Service, decode_cursor, encode_cursor, offset_cursor, page_limit};
 use crate::errors::ApiError;
 use crate::games::Outcome;
 use crate::store;
-use crate::store::entities::{match_seats, matches, rating_history};
+use crate::store::entities::{match_seats, rating_history, ratings};
 
-fn default_rating() -> (f64, f64) {
+pub(super) fn default_rating() -> (f64, f64) {
     let r = WengLinRating::new();
     (r.rating, r.uncertainty)
 }
 
-/// Updates the ratings of the seated players for which `moves` holds, from the
-/// placings of every seat; each seat is a team of one, and tied seats share their
-/// rank. The others' ratings take part in the computation but are not written.
-pub(super) async fn rate_match(
-    tx: &DatabaseTransaction,
-    m: &matches::Model,
+/// One placed seat of a finished match, as its rating update needs it: queued
+/// with the finish (`pending_finishes.placed`), applied when folded.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct Placed {
+    pub player: Uuid,
+    pub rank: u32,
+    /// Whether this seat's rating moves (the others' take part in the
+    /// computation but are not written).
+    pub moves: bool,
+}
+
+/// The rating input of a finished match: every placed seat with a player,
+/// `moves` telling whose rating moves; none when fewer than two are placed or
+/// no rating moves.
+pub(super) fn rating_input(
     outcome: &Outcome,
     seats: &[match_seats::Model],
-    now: DateTime<Utc>,
-    combine: bool,
     moves: impl Fn(&match_seats::Model) -> bool,
-) -> Result<(), ApiError> {
+) -> Option<Vec<Placed>> {
     let seat_of = |seat: usize| seats.iter().find(|s| s.seat as usize == seat);
-    let placed: Vec<(Uuid, u32, bool)> = outcome
+    let placed: Vec<Placed> = outcome
         .placings
         .iter()
-        .filter_map(|p| seat_of(p.seat).map(|s| (s.player_id, p.rank, moves(s))))
+        .filter_map(|p| {
+            seat_of(p.seat).map(|s| Placed {
+                player: s.player_id,
+                rank: p.rank,
+                moves: moves(s),
+            })
+        })
         .collect();
-    if placed.len() < 2 {
-        return Ok(());
-    }
-    let rows = store::lock_ratings(
-        tx,
-        &m.game,
-        placed.iter().map(|(id, _, _)| *id).collect(),
-        default_rating(),
-        now,
-    )
-    .await?;
+    (placed.len() >= 2 && placed.iter().any(|p| p.moves)).then_some(placed)
+}
+
+/// Applies one finished match to the ratings in `rows` (every placed player's,
+/// locked): each seat is a team of one, and tied seats share their rank.
+/// Answers the history rows of the ratings that moved.
+pub(super) fn rate(
+    rows: &mut HashMap<Uuid, ratings::Model>,
+    placed: &[Placed],
+    game: &str,
+    match_id: Uuid,
+    at: DateTime<Utc>,
+) -> Vec<rating_history::Model> {
     let current = |id: Uuid| {
-        rows.iter()
-            .find(|r| r.player_id == id)
+        rows.get(&id)
             .map(|r| WengLinRating {
                 rating: r.mu,
                 uncertainty: r.sigma,
             })
             .unwrap_or_default()
     };
-    let teams: Vec<[WengLinRating; 1]> = placed.iter().map(|(id, _, _)| [current(*id)]).collect();
+    let teams: Vec<[WengLinRating; 1]> = placed.iter().map(|p| [current(p.player)]).collect();
     let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
         .iter()
-        .zip(&placed)
-        .map(|(t, (_, rank, _))| (&t[..], MultiTeamOutcome::new(*rank as usize)))
+        .zip(placed)
+        .map(|(t, p)| (&t[..], MultiTeamOutcome::new(p.rank as usize)))
         .collect();
     let updated = weng_lin_multi_team(&input, &WengLinConfig::new());
     let mut history = Vec::new();
-    let mut saved = Vec::new();
-    for ((id, rank, write), new) in placed.iter().zip(updated) {
-        if !write {
+    for (p, new) in placed.iter().zip(updated) {
+        if !p.moves {
             continue;
         }
-        let Some(mut row) = rows.iter().find(|r| r.player_id == *id).cloned() else {
+        let (Some(row), Some(after)) = (rows.get_mut(&p.player), new.first()) else {
             continue;
         };
-        let Some(after) = new.first() else { continue };
         history.push(rating_history::Model {
             id: 0,
-            game: m.game.clone(),
-            player_id: *id,
-            match_id: m.id,
+            game: game.to_owned(),
+            player_id: p.player,
+            match_id,
             mu_before: row.mu,
             sigma_before: row.sigma,
             mu_after: after.rating,
             sigma_after: after.uncertainty,
             rating_after: after.rating - 3.0 * after.uncertainty,
-            rank: *rank as i32,
-            created_at: now,
+            rank: p.rank as i32,
+            created_at: at,
         });
         row.mu = after.rating;
         row.sigma = after.uncertainty;
         row.rating = after.rating - 3.0 * after.uncertainty;
         row.games += 1;
-        row.wins += i32::from(*rank == 1);
-        row.updated_at = now;
-        saved.push(row);
+        row.wins += i32::from(p.rank == 1);
+        row.updated_at = at;
     }
-    store::save_ratings(tx, saved, history, combine).await?;
-    Ok(())
+    history
 }
 
 impl Service {
@@ -119,6 +130,7 @@ impl Service {
         let limit = page_limit(limit)?;
         let offset = offset_cursor(cursor)?;
         let min_games = min_games.unwrap_or(1).max(0);
+        self.settle_finishes().await?;
         let mut rows = store::leaderboard(&self.db, game, min_games, offset, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
@@ -175,6 +187,7 @@ impl Service {
             })?),
             None => None,
         };
+        self.settle_finishes().await?;
         let current = store::ratings_of(&self.db, player.id)
             .await?
             .into_iter()

@@ -74,6 +74,7 @@ impl Service {
         // Finished matches come from the running totals; only the player's
         // active matches (few) are counted live.
         let (id, g, inc) = (player.id, game.as_deref(), include_positions);
+        self.settle_finishes().await?;
         let active = stats::player_played(&self.db, id, g, inc, &["active"]).await?;
         let seated = stats::player_totals(&self.db, id, g, inc, "seated").await?;
         let results = stats::player_totals(&self.db, id, g, inc, "results").await?;
@@ -157,6 +158,7 @@ impl Service {
         };
         // Whole days and hours come from the running totals, the minutes at the
         // window's edges from the history tables; both are summed per key.
+        self.settle_finishes().await?;
         let db = &self.db;
         let w = Window::new(q.since, q.until);
         let edges = w.raw_filters(&f);
@@ -246,25 +248,4 @@ impl Service {
             roles,
         })
     }
-}
-
-/// Records a finishing match for the statistics, from the transaction that
-/// finishes it.
-pub(super) async fn record_finished(
-    tx: &sea_orm::DatabaseTransaction,
-    m: &crate::store::entities::matches::Model,
-    now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    Ok(stats::insert_stat_finished(tx, m, now).await?)
-}
-
-/// Adds a match [`record_finished`] recorded to the statistics' running totals,
-/// after its results are written; `combine` sends the folds as one statement
-/// (plain Postgres).
-pub(super) async fn fold_finished(
-    tx: &sea_orm::DatabaseTransaction,
-    m: &crate::store::entities::matches::Model,
-    combine: bool,
-) -> Result<(), ApiError> {
-    Ok(stats::fold_finished(tx, m, combine).await?)
 }

@@ -9,6 +9,7 @@ pub mod clubs;
 mod community;
 mod deletion;
 pub mod entities;
+mod folds;
 mod matches;
 mod moderation;
 mod moves;
@@ -25,6 +26,7 @@ pub use batch::*;
 pub use chat::*;
 pub use community::*;
 pub use deletion::*;
+pub use folds::*;
 pub use matches::*;
 pub use moderation::*;
 pub use moves::*;
@@ -206,11 +208,15 @@ pub async fn rebuild_stat_totals(
     progress: &mut (dyn FnMut(usize, usize, &str) + Send),
 ) -> Result<(), DbErr> {
     let tx = begin_write(db).await?;
+    // No fold runs meanwhile, and the finishes still pending are counted by
+    // the rebuild: their folds must not count them again.
+    lock_folding(&tx).await?;
     if db.get_database_backend() == DbBackend::Postgres {
         tx.execute_unprepared("LOCK TABLE stat_finished IN EXCLUSIVE MODE")
             .await?;
     }
     migration::rebuild_stat_totals_reporting(&tx, progress).await?;
+    forget_pending_stats(&tx).await?;
     tx.commit().await
 }
 

@@ -83,23 +83,6 @@ pub async fn insert_move(db: &impl ConnectionTrait, m: moves::ActiveModel) -> Re
         .map(|_| ())
 }
 
-/// Marks the stored moves of a match public: at a reveal, all but those private
-/// until the end; when the match ends, all.
-pub async fn reveal_moves(
-    db: &impl ConnectionTrait,
-    match_id: Uuid,
-    match_over: bool,
-) -> Result<(), DbErr> {
-    let mut q = moves::Entity::update_many()
-        .col_expr(moves::Column::Revealed, Expr::value(true))
-        .filter(moves::Column::MatchId.eq(match_id))
-        .filter(moves::Column::Revealed.eq(false));
-    if !match_over {
-        q = q.filter(moves::Column::PrivateUntilEnd.eq(false));
-    }
-    q.exec(db).await.map(|_| ())
-}
-
 pub async fn moves_of(
     db: &impl ConnectionTrait,
     match_id: Uuid,
@@ -199,6 +182,28 @@ pub fn queue_round(batch: &mut Batch, rows: RoundRows, backend: DbBackend) {
 }
 
 /// Queues the reveal of a match's stored moves (see `reveal_moves`).
+/// Every move of a finished match made public (its private-until-end ones too).
+pub fn queue_reveal_all_moves(batch: &mut Batch, match_id: Uuid, backend: DbBackend) {
+    batch.push(
+        &moves::Entity::update_many()
+            .col_expr(moves::Column::Revealed, Expr::value(true))
+            .filter(moves::Column::MatchId.eq(match_id))
+            .filter(moves::Column::Revealed.eq(false)),
+        backend,
+    );
+}
+
+/// A finished match's placings.
+pub fn queue_results(batch: &mut Batch, rows: Vec<match_results::Model>, backend: DbBackend) {
+    if rows.is_empty() {
+        return;
+    }
+    batch.push(
+        &match_results::Entity::insert_many(rows.into_iter().map(|r| r.into_active_model())),
+        backend,
+    );
+}
+
 pub fn queue_reveal_moves(batch: &mut Batch, match_id: Uuid, backend: DbBackend) {
     batch.push(
         &moves::Entity::update_many()
@@ -264,19 +269,6 @@ pub async fn rounds_of(db: &impl ConnectionTrait, match_id: Uuid) -> Result<Vec<
             round,
         })
         .collect())
-}
-
-pub async fn insert_results(
-    db: &impl ConnectionTrait,
-    rows: Vec<match_results::Model>,
-) -> Result<(), DbErr> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    match_results::Entity::insert_many(rows.into_iter().map(|r| r.into_active_model()))
-        .exec_without_returning(db)
-        .await
-        .map(|_| ())
 }
 
 // ---------------------------------------------------------------- the move in one statement

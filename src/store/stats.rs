@@ -573,21 +573,19 @@ pub async fn player_best_rounds(
     Ok(best)
 }
 
-/// Records a finishing match for the statistics (its `stat_finished` row),
-/// inside the transaction that finishes it; [`fold_finished`] then adds it to
-/// the running totals.
-pub async fn insert_stat_finished(
-    db: &impl ConnectionTrait,
+/// The `stat_finished` row of a finishing match, which records it for the
+/// statistics, to write with the finish; [`fold_finished`] then adds it to the
+/// running totals. None for a private match, which exists for nobody else:
+/// its play stays out of every public statistic.
+pub fn stat_finished_statement(
     m: &crate::store::entities::matches::Model,
     finished_at: DateTime<Utc>,
-) -> Result<(), DbErr> {
-    // A private match exists for nobody else: its play stays out of every
-    // public statistic.
+    backend: sea_orm::DbBackend,
+) -> Option<Statement> {
     if m.visibility == migration::PRIVATE {
-        return Ok(());
+        return None;
     }
-    let backend = db.get_database_backend();
-    db.execute_raw(Statement::from_sql_and_values(
+    Some(Statement::from_sql_and_values(
         backend,
         "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -601,28 +599,23 @@ pub async fn insert_stat_finished(
             day_of(finished_at).into(),
         ],
     ))
-    .await
-    .map(|_| ())
 }
 
-/// Adds a match recorded by [`insert_stat_finished`] to the running totals,
-/// once its rounds and results are written.
+/// Adds matches recorded by [`stat_finished_statement`] to the running totals,
+/// once their rounds and results are written: each fold sums over all of them.
 pub async fn fold_finished(
     db: &impl ConnectionTrait,
-    m: &crate::store::entities::matches::Model,
+    ids: &[uuid::Uuid],
     combine: bool,
 ) -> Result<(), DbErr> {
-    if m.visibility == migration::PRIVATE {
+    if ids.is_empty() {
         return Ok(());
     }
     let backend = db.get_database_backend();
-    // The same statements for every match: built once per process.
-    static FOLD: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
-        migration::fold_statements("f.match_id = $1", &migration::GRAINS)
-    });
-    let statements = FOLD
-        .iter()
-        .map(|sql| Statement::from_sql_and_values(backend, sql.clone(), [m.id.into()]));
+    let (scope, values) = super::folds::id_list("f.match_id", ids, 1);
+    let statements = migration::fold_statements(&scope, &migration::GRAINS)
+        .into_iter()
+        .map(|sql| Statement::from_sql_and_values(backend, sql, values.clone()));
     if combine {
         // The folds read only what was written before them and write rows of
         // their own (one metric each): one statement on plain Postgres.

@@ -22,7 +22,13 @@ pub fn client() -> reqwest::Client {
 /// Where a test's data lives; removed when the test ends.
 enum DbGuard {
     Sqlite(#[allow(dead_code)] tempfile::TempDir),
-    Postgres { url: String, schema: String },
+    Postgres {
+        url: String,
+        schema: String,
+    },
+    /// Another server's database: that server's guard removes it.
+    #[allow(dead_code)]
+    Shared,
 }
 
 impl Drop for DbGuard {
@@ -171,6 +177,23 @@ async fn spawn_app_with_clock(
         client: client(),
         settings,
         _db: guard.0,
+    }
+}
+
+/// A second server in this process on `app`'s database, as another replica
+/// would be; `app` must outlive it.
+#[allow(dead_code)]
+pub async fn another_replica(app: &TestApp) -> TestApp {
+    let server = Application::build_with_clock(app.settings.clone(), Arc::new(SystemClock))
+        .await
+        .expect("build the second replica");
+    let address = format!("http://127.0.0.1:{}", server.port());
+    tokio::spawn(server.run_until_stopped());
+    TestApp {
+        address,
+        client: client(),
+        settings: app.settings.clone(),
+        _db: DbGuard::Shared,
     }
 }
 

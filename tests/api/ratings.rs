@@ -1,6 +1,41 @@
 use serde_json::json;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{Player, Reply, TestApp, spawn_app};
+
+/// `n` one-ship matches of the two players, each awaiting its last move (the
+/// second player's).
+async fn awaiting_last_move(app: &TestApp, players: &[Player], n: usize) -> Vec<String> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let id = app
+            .started_match(
+                players,
+                "malacca",
+                json!({"stakes": "sealed", "ships": [7]}),
+            )
+            .await;
+        app.submit(
+            &id,
+            &players[0],
+            0,
+            json!({"type": "play", "card": "trade", "stake": 2}),
+        )
+        .await
+        .expect(200);
+        ids.push(id);
+    }
+    ids
+}
+
+async fn last_move(app: &TestApp, id: &str, player: &Player) -> Reply {
+    app.submit(
+        id,
+        player,
+        0,
+        json!({"type": "play", "card": "trade", "stake": 1}),
+    )
+    .await
+}
 
 fn f(v: &serde_json::Value) -> f64 {
     v.as_f64().expect("a number")
@@ -103,36 +138,9 @@ async fn matches_of_the_same_players_finishing_together_lose_no_rating_update() 
     let app = spawn_app().await;
     let players = app.players(2).await;
     let n = 6;
-    let mut ids = Vec::new();
-    for _ in 0..n {
-        ids.push(
-            app.started_match(
-                &players,
-                "malacca",
-                json!({"stakes": "sealed", "ships": [7]}),
-            )
-            .await,
-        );
-    }
-    for id in &ids {
-        app.submit(
-            id,
-            &players[0],
-            0,
-            json!({"type": "play", "card": "trade", "stake": 2}),
-        )
-        .await
-        .expect(200);
-    }
+    let ids = awaiting_last_move(&app, &players, n).await;
     // Every match's last move at once: each finishes and rates the same two rows.
-    let last = ids.iter().map(|id| {
-        app.submit(
-            id,
-            &players[1],
-            0,
-            json!({"type": "play", "card": "trade", "stake": 1}),
-        )
-    });
+    let last = ids.iter().map(|id| last_move(&app, id, &players[1]));
     for r in futures_util::future::join_all(last).await {
         r.expect(200);
     }
@@ -149,4 +157,94 @@ async fn matches_of_the_same_players_finishing_together_lose_no_rating_update() 
             assert!((f(&w[0]["mu_after"]) - f(&w[1]["mu_before"])).abs() < 1e-9);
         }
     }
+}
+
+/// Rows of a query straight from the database (no read of the API, which would
+/// fold pending finishes itself).
+async fn rows(
+    db: &sea_orm::DatabaseConnection,
+    sql: &str,
+    player: Option<&str>,
+) -> Vec<sea_orm::QueryResult> {
+    use sea_orm::ConnectionTrait;
+    let values = player.map(|p| uuid::Uuid::parse_str(p).expect("an id").into());
+    db.query_all_raw(sea_orm::Statement::from_sql_and_values(
+        db.get_database_backend(),
+        sql,
+        values,
+    ))
+    .await
+    .expect(sql)
+}
+
+#[tokio::test]
+async fn finishes_on_two_replicas_are_folded_once_each_in_the_order_they_finished() {
+    let a = spawn_app().await;
+    let b = crate::helpers::another_replica(&a).await;
+    let players = a.players(2).await;
+    let n = 8;
+    let ids = awaiting_last_move(&a, &players, n as usize).await;
+    // The last moves at once, half through each replica: each finish is queued
+    // beside its results and folded by whichever replica's folder takes it.
+    let last = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| last_move(if i % 2 == 0 { &a } else { &b }, id, &players[1]));
+    for r in futures_util::future::join_all(last).await {
+        r.expect(200);
+    }
+    // The servers fold on their own: nobody reads a rating or a statistic.
+    let db = sealed_orders::store::connect(&a.settings)
+        .await
+        .expect("connect");
+    let mut pending = i64::MAX;
+    for _ in 0..200 {
+        pending = rows(&db, "SELECT COUNT(*) AS n FROM pending_finishes", None).await[0]
+            .try_get::<i64>("", "n")
+            .expect("n");
+        if pending == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(pending, 0, "the folders left finishes pending");
+    for p in &players {
+        let games = rows(
+            &db,
+            "SELECT games FROM ratings WHERE player_id = $1",
+            Some(&p.id),
+        )
+        .await;
+        assert_eq!(games.len(), 1);
+        assert_eq!(games[0].try_get::<i32>("", "games").expect("games"), n);
+        // One change per match, chained, in the order the matches finished.
+        let history = rows(
+            &db,
+            "SELECT h.mu_before, h.mu_after, m.finished_at \
+             FROM rating_history h JOIN matches m ON m.id = h.match_id \
+             WHERE h.player_id = $1 ORDER BY h.id",
+            Some(&p.id),
+        )
+        .await;
+        assert_eq!(history.len(), n as usize);
+        let get = |r: &sea_orm::QueryResult, c: &str| r.try_get::<f64>("", c).expect(c);
+        let at = |r: &sea_orm::QueryResult| {
+            r.try_get::<chrono::DateTime<chrono::Utc>>("", "finished_at")
+                .expect("finished_at")
+        };
+        for w in history.windows(2) {
+            assert!((get(&w[0], "mu_after") - get(&w[1], "mu_before")).abs() < 1e-9);
+            assert!(at(&w[0]) <= at(&w[1]), "folded out of finishing order");
+        }
+    }
+    // Every finish counted once in the statistics' totals, read through the
+    // other replica with nothing left to fold.
+    let stats = b.get("/api/v1/games/malacca/stats", None).await.expect(200);
+    let counted: i64 = stats["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .map(|m| m["matches"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(counted, i64::from(n));
 }

@@ -15,6 +15,7 @@ pub mod match_results;
 pub mod match_seats;
 pub mod matches;
 pub mod moves;
+pub mod pending_finishes;
 pub mod player_mutes;
 pub mod players;
 pub mod rating_history;
