@@ -33,7 +33,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
         .service(health::readyz)
         .service(health::metrics)
         .service(
+            // The router tries a scope's routes in the order given, a regular
+            // expression each: the two a game is played with come first.
             scope::scope("/api/v1")
+                .service(moves::submit_move)
+                .service(matches::get_match)
                 .service(players::create_player)
                 .service(players::get_me)
                 .service(players::get_my_turns)
@@ -65,7 +69,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(matches::create_match)
                 .service(matches::list_matches)
                 .service(matches::join_match_by_code)
-                .service(matches::get_match)
                 .service(matches::join_match)
                 .service(matches::start_match)
                 .service(matches::leave_match)
@@ -103,7 +106,6 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(clubs::get_club_leaderboard)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
-                .service(moves::submit_move)
                 .service(moves::list_moves)
                 .service(moves::list_events)
                 .service(moves::list_rounds)
