@@ -26,7 +26,7 @@ use crate::store;
 use crate::store::entities::{matches, pending_finishes, ratings};
 
 /// At most this many finishes per fold transaction.
-const FOLD_BATCH: u64 = 200;
+const FOLD_BATCH: u64 = 256;
 /// After a finish here, the folder waits this long for others to fold with it.
 const GATHER: Duration = Duration::from_millis(20);
 /// How often the folder looks for finishes nobody folded (another replica's,
@@ -108,7 +108,7 @@ impl Service {
             tx.commit().await?;
             return Ok(0);
         }
-        // Plain Postgres sends each part's writes as one statement.
+        // Plain Postgres sends the statistics' folds as one statement.
         let combine = self.move_lists == store::MoveLists::Arrays
             && tx.get_database_backend() == sea_orm::DbBackend::Postgres;
         let games: BTreeSet<&str> = rows.iter().map(|r| r.game.as_str()).collect();
@@ -118,7 +118,7 @@ impl Service {
                 .filter(|r| r.game == game)
                 .filter_map(|r| placed_of(r).map(|p| (r, p)))
                 .collect();
-            fold_ratings(&tx, game, &of_game, combine).await?;
+            fold_ratings(&tx, game, &of_game).await?;
         }
         let stats: Vec<Uuid> = rows
             .iter()
@@ -157,7 +157,6 @@ async fn fold_ratings(
     tx: &DatabaseTransaction,
     game: &str,
     finishes: &[(&pending_finishes::Model, Vec<Placed>)],
-    combine: bool,
 ) -> Result<(), ApiError> {
     let Some((first, _)) = finishes.first() else {
         return Ok(());
@@ -177,6 +176,6 @@ async fn fold_ratings(
         history.extend(rate(&mut rows, placed, game, f.match_id, f.finished_at));
     }
     let saved = moved.iter().filter_map(|p| rows.remove(p)).collect();
-    store::save_ratings(tx, saved, history, combine).await?;
+    store::save_ratings(tx, game, saved, history).await?;
     Ok(())
 }

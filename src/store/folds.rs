@@ -52,6 +52,37 @@ pub async fn any_pending_finish(db: &impl ConnectionTrait) -> Result<bool, DbErr
         .is_some())
 }
 
+/// The lengths a list of a fold's statement is padded to: its statements
+/// then have one of a few texts, each kept as a prepared statement per
+/// connection (by the pool, and by Postgres with its plan), where a text per
+/// length would fill both caches with near-copies.
+const PADDED: [usize; 5] = [1, 4, 16, 64, 256];
+
+/// The padded length of a list of `n`: the next of [`PADDED`], or a multiple
+/// of the last.
+pub(crate) fn padded_len(n: usize) -> usize {
+    let top = PADDED[PADDED.len() - 1];
+    PADDED
+        .iter()
+        .copied()
+        .find(|&p| p >= n)
+        .unwrap_or_else(|| n.div_ceil(top) * top)
+}
+
+/// The longest padded length that `n` items fill (at least 1).
+pub(crate) fn padded_len_below(n: usize) -> usize {
+    PADDED.iter().copied().rev().find(|&p| p <= n).unwrap_or(1)
+}
+
+/// `items` padded to [`padded_len`] with repeats of the last one.
+pub(crate) fn padded<T: Clone>(items: &[T]) -> Vec<T> {
+    let mut out = items.to_vec();
+    if let Some(last) = items.last() {
+        out.resize(padded_len(items.len()), last.clone());
+    }
+    out
+}
+
 /// `col IN ($first, …)` over these ids, and the values to bind.
 pub(super) fn id_list(col: &str, ids: &[Uuid], first: usize) -> (String, Vec<Value>) {
     let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", first + i)).collect();
@@ -61,9 +92,9 @@ pub(super) fn id_list(col: &str, ids: &[Uuid], first: usize) -> (String, Vec<Val
     )
 }
 
-/// The statements that take folded finishes off the queue.
+/// The statement that takes folded finishes off the queue.
 pub fn drop_pending_statement(backend: DbBackend, ids: &[Uuid]) -> Statement {
-    let (scope, values) = id_list("match_id", ids, 1);
+    let (scope, values) = id_list("match_id", &padded(ids), 1);
     Statement::from_sql_and_values(
         backend,
         format!("DELETE FROM pending_finishes WHERE {scope}"),
@@ -77,4 +108,25 @@ pub async fn forget_pending_stats(db: &impl ConnectionTrait) -> Result<(), DbErr
     db.execute_unprepared("UPDATE pending_finishes SET stats = FALSE WHERE stats")
         .await
         .map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_padded_to_a_few_lengths() {
+        let lens: std::collections::BTreeSet<usize> = (1..=1000).map(padded_len).collect();
+        assert_eq!(
+            lens.iter().copied().collect::<Vec<_>>(),
+            vec![1, 4, 16, 64, 256, 512, 768, 1024]
+        );
+        for n in 1..=1000 {
+            assert!(padded_len(n) >= n);
+            let below = padded_len_below(n);
+            assert!(below <= n && PADDED.contains(&below), "{n}");
+        }
+        assert_eq!(padded(&[1, 2, 3]), vec![1, 2, 3, 3]);
+        assert!(padded::<u8>(&[]).is_empty());
+    }
 }

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr,
-    EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel,
+    QueryFilter, QueryOrder, QuerySelect,
 };
 
 use uuid::Uuid;
@@ -14,8 +14,8 @@ use super::entities::{rating_history, ratings};
 // ---------------------------------------------------------------- ratings
 
 /// The rating rows of these players in one game, created at the default when
-/// missing, and locked in ascending player id (so two matches finishing together
-/// with the same players queue instead of deadlocking).
+/// missing, and locked in ascending player id (so two folds, or a fold and an
+/// account's deletion, queue instead of deadlocking).
 pub async fn lock_ratings(
     db: &impl ConnectionTrait,
     game: &str,
@@ -28,8 +28,12 @@ pub async fn lock_ratings(
     if players.is_empty() {
         return Ok(Vec::new());
     }
+    // Padded with repeats, so that a batch's list has one of a few lengths and
+    // its statements one of a few texts (each text is a prepared statement kept
+    // per connection); a repeat changes nothing here.
+    let padded = super::folds::padded(&players);
     // One statement makes the missing rows, in the order the rows are locked.
-    let rows = players.iter().map(|p| ratings::ActiveModel {
+    let rows = padded.iter().map(|p| ratings::ActiveModel {
         game: Set(game.to_owned()),
         player_id: Set(*p),
         mu: Set(default.0),
@@ -49,7 +53,7 @@ pub async fn lock_ratings(
         .await?;
     let q = ratings::Entity::find()
         .filter(ratings::Column::Game.eq(game))
-        .filter(ratings::Column::PlayerId.is_in(players))
+        .filter(ratings::Column::PlayerId.is_in(padded))
         .order_by_asc(ratings::Column::PlayerId);
     if db.get_database_backend() == DbBackend::Postgres {
         q.lock_exclusive().all(db).await
@@ -58,50 +62,65 @@ pub async fn lock_ratings(
     }
 }
 
-async fn save_rating(db: &impl ConnectionTrait, r: ratings::Model) -> Result<(), DbErr> {
-    r.into_active_model()
-        .reset_all()
-        .update(db)
-        .await
-        .map(|_| ())
-}
-
-/// Writes the locked ratings back and their history: as one statement when
-/// `combine` (plain Postgres), else one statement each.
+/// Writes locked ratings of one game back, and their history: the ratings as
+/// one statement (padded, like [`lock_ratings`], with repeats of the last row,
+/// which write the same values again), the history in chunks of the padded
+/// lengths.
 pub async fn save_ratings(
     db: &impl ConnectionTrait,
+    game: &str,
     rows: Vec<ratings::Model>,
     history: Vec<rating_history::Model>,
-    combine: bool,
 ) -> Result<(), DbErr> {
-    if !combine {
+    if let Some(last) = rows.last() {
+        let mut rows = rows.clone();
+        rows.resize(super::folds::padded_len(rows.len()), last.clone());
+        let marks: Vec<String> = (0..rows.len())
+            .map(|i| {
+                let n = 2 + 7 * i;
+                format!(
+                    "(${}, ${}, ${}, ${}, ${}, ${}, ${})",
+                    n,
+                    n + 1,
+                    n + 2,
+                    n + 3,
+                    n + 4,
+                    n + 5,
+                    n + 6
+                )
+            })
+            .collect();
+        let mut values: Vec<sea_orm::Value> = vec![game.into()];
         for r in rows {
-            save_rating(db, r).await?;
+            values.extend([
+                r.player_id.into(),
+                r.mu.into(),
+                r.sigma.into(),
+                r.rating.into(),
+                r.games.into(),
+                r.wins.into(),
+                r.updated_at.into(),
+            ]);
         }
-        return insert_rating_history(db, history).await;
+        db.execute_raw(sea_orm::Statement::from_sql_and_values(
+            db.get_database_backend(),
+            format!(
+                "WITH v (player_id, mu, sigma, rating, games, wins, updated_at) AS (VALUES {}) \
+                 UPDATE ratings SET mu = v.mu, sigma = v.sigma, rating = v.rating, \
+                 games = v.games, wins = v.wins, updated_at = v.updated_at \
+                 FROM v WHERE ratings.game = $1 AND ratings.player_id = v.player_id",
+                marks.join(", ")
+            ),
+            values,
+        ))
+        .await?;
     }
-    let backend = db.get_database_backend();
-    let mut batch = super::Batch::default();
-    for r in rows {
-        let (game, player) = (r.game.clone(), r.player_id);
-        let mut active = r.into_active_model().reset_all();
-        active.game = sea_orm::ActiveValue::NotSet;
-        active.player_id = sea_orm::ActiveValue::NotSet;
-        batch.push(
-            &ratings::Entity::update_many()
-                .set(active)
-                .filter(ratings::Column::Game.eq(game))
-                .filter(ratings::Column::PlayerId.eq(player)),
-            backend,
-        );
+    let mut rest = history;
+    while !rest.is_empty() {
+        let n = super::folds::padded_len_below(rest.len());
+        insert_rating_history(db, rest.drain(..n).collect()).await?;
     }
-    if !history.is_empty() {
-        batch.push(
-            &rating_history::Entity::insert_many(history_rows(history)),
-            backend,
-        );
-    }
-    batch.flush(db, None).await
+    Ok(())
 }
 
 /// History rows to insert, their ids left to the database.

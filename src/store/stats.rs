@@ -612,7 +612,8 @@ pub async fn fold_finished(
         return Ok(());
     }
     let backend = db.get_database_backend();
-    let (scope, values) = super::folds::id_list("f.match_id", ids, 1);
+    // Padded with repeats (see `folds::padded`): `IN` takes each match once.
+    let (scope, values) = super::folds::id_list("f.match_id", &super::folds::padded(ids), 1);
     let statements = migration::fold_statements(&scope, &migration::GRAINS)
         .into_iter()
         .map(|sql| Statement::from_sql_and_values(backend, sql, values.clone()));
