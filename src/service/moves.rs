@@ -295,7 +295,8 @@ impl Service {
         let forfeited = forfeited_seats(&snap.seats);
         let new_state = &applied.transition.state;
         if final_outcome(game, new_state, m.seat_count as usize, &forfeited)?.is_some() {
-            // The finish writes results, ratings and statistics: under the lock.
+            // A finish (its results, its reveal, its queued fold) goes the
+            // locked way.
             return Ok(None);
         }
         let now = self.clock.now();
