@@ -66,7 +66,7 @@ pub(super) fn queue_finish(
 
 impl Service {
     /// Folds every finish still pending. Reads of ratings and statistics call
-    /// it first; it costs one primary-key probe when nothing is pending.
+    /// it first; it costs one probe of a small table when nothing is pending.
     pub(super) async fn settle_finishes(&self) -> Result<(), ApiError> {
         if !store::any_pending_finish(&self.db).await? {
             return Ok(());
