@@ -6,7 +6,7 @@
 //! finishing move itself, they made it queue behind every other finish holding
 //! them (most of the submit's p99). Now the finish queues a `pending_finishes`
 //! row beside its results; one transaction at a time, across replicas, folds
-//! the queue in batches, in the order the matches finished, and deletes what it
+//! the queue in batches, oldest first, and deletes what it
 //! folded: each finish is folded exactly once. Reads of ratings and statistics
 //! fold whatever is pending first, so they never answer without a finished
 //! match; the folder here does it a moment after each finish, so the reads
@@ -98,7 +98,7 @@ impl Service {
     }
 
     /// One fold transaction: the oldest pending finishes (at most
-    /// [`FOLD_BATCH`]) applied to the ratings in the order they finished and
+    /// [`FOLD_BATCH`]) applied to the ratings oldest first and
     /// summed into the totals, then taken off the queue. Answers how many.
     async fn fold_pending(&self) -> Result<usize, ApiError> {
         let tx = store::begin_write(&self.db).await?;

@@ -721,7 +721,7 @@ impl Service {
         active.id = NotSet;
         batch.push_statement(store::insert_move_statement(active, backend));
         if record.reveal && outcome.is_none() {
-            store::queue_reveal_moves(batch, id, backend);
+            store::queue_reveal_moves(batch, id, false, backend);
         }
         for r in record.rounds {
             store::queue_round(batch, r, backend);
@@ -811,7 +811,7 @@ impl Service {
             })
             .collect();
         store::queue_results(batch, rows, backend);
-        store::queue_reveal_all_moves(batch, m.id, backend);
+        store::queue_reveal_moves(batch, m.id, true, backend);
         let finished = Event::public(
             "match_finished",
             json!({ "placings": outcome.placings, "forfeited": forfeited }),

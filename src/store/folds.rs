@@ -28,7 +28,7 @@ pub async fn lock_folding(db: &impl ConnectionTrait) -> Result<(), DbErr> {
         .map(|_| ())
 }
 
-/// The oldest finishes still to fold, in the order they finished.
+/// The oldest finishes still to fold, oldest first.
 pub async fn pending_finishes(
     db: &impl ConnectionTrait,
     limit: u64,

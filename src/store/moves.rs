@@ -182,17 +182,6 @@ pub fn queue_round(batch: &mut Batch, rows: RoundRows, backend: DbBackend) {
 }
 
 /// Queues the reveal of a match's stored moves (see `reveal_moves`).
-/// Every move of a finished match made public (its private-until-end ones too).
-pub fn queue_reveal_all_moves(batch: &mut Batch, match_id: Uuid, backend: DbBackend) {
-    batch.push(
-        &moves::Entity::update_many()
-            .col_expr(moves::Column::Revealed, Expr::value(true))
-            .filter(moves::Column::MatchId.eq(match_id))
-            .filter(moves::Column::Revealed.eq(false)),
-        backend,
-    );
-}
-
 /// A finished match's placings.
 pub fn queue_results(batch: &mut Batch, rows: Vec<match_results::Model>, backend: DbBackend) {
     if rows.is_empty() {
@@ -204,15 +193,17 @@ pub fn queue_results(batch: &mut Batch, rows: Vec<match_results::Model>, backend
     );
 }
 
-pub fn queue_reveal_moves(batch: &mut Batch, match_id: Uuid, backend: DbBackend) {
-    batch.push(
-        &moves::Entity::update_many()
-            .col_expr(moves::Column::Revealed, Expr::value(true))
-            .filter(moves::Column::MatchId.eq(match_id))
-            .filter(moves::Column::Revealed.eq(false))
-            .filter(moves::Column::PrivateUntilEnd.eq(false)),
-        backend,
-    );
+/// Marks the stored moves of a match public: at a reveal, all but those
+/// private until the end; when the match is over, all.
+pub fn queue_reveal_moves(batch: &mut Batch, match_id: Uuid, match_over: bool, backend: DbBackend) {
+    let mut q = moves::Entity::update_many()
+        .col_expr(moves::Column::Revealed, Expr::value(true))
+        .filter(moves::Column::MatchId.eq(match_id))
+        .filter(moves::Column::Revealed.eq(false));
+    if !match_over {
+        q = q.filter(moves::Column::PrivateUntilEnd.eq(false));
+    }
+    batch.push(&q, backend);
 }
 
 pub async fn insert_round(db: &impl ConnectionTrait, rows: RoundRows) -> Result<(), DbErr> {
