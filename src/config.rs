@@ -33,6 +33,18 @@ pub struct Settings {
     /// Chat messages a minute per player (`RATE_LIMIT_CHAT_PER_MIN`); 0 turns
     /// the limit off.
     pub rate_limit_chat_per_min: u32,
+    /// New matches (rematches included) a minute per player, and five times
+    /// that per address (`RATE_LIMIT_MATCHES_PER_MIN`); 0 turns it off.
+    pub rate_limit_matches_per_min: u32,
+    /// Invitations sent (requests to invite to a match or a club) a minute per
+    /// player, and five times that per address; 0 turns it off.
+    pub rate_limit_invitations_per_min: u32,
+    /// New clubs a minute per player, and five times that per address.
+    pub rate_limit_clubs_per_min: u32,
+    /// New tournaments a minute per player, and five times that per address.
+    pub rate_limit_tournaments_per_min: u32,
+    /// The most one account may hold open at once (`MAX_*`).
+    pub caps: Caps,
     /// Peers whose X-Forwarded-For names the client address.
     pub trusted_proxies: Vec<crate::network::Network>,
     /// Origins browsers may call the API from; empty: no CORS headers at all.
@@ -50,6 +62,8 @@ pub struct Settings {
     pub deadline_poll_ms: u64,
     /// Webhook deliveries (`WEBHOOK_*`).
     pub webhooks: WebhookSettings,
+    /// How mail is sent (none without `SMTP_URL`).
+    pub mail: MailSettings,
     /// Password hashes (argon2id, 19 MiB each) computed at once
     /// (`PASSWORD_HASH_THREADS`, default: the machine's cores).
     pub password_hash_threads: usize,
@@ -108,6 +122,56 @@ pub fn default_password_hash_threads() -> usize {
 /// hashes' worth on two cores) before it is answered 503 with Retry-After.
 pub const DEFAULT_PASSWORD_HASH_WAIT_MS: u64 = 3000;
 
+/// What one account may hold open at once: the lobby, the club directory and
+/// the tournament list are read by everybody, and one script must not fill
+/// them. Each is far above what a person who plays keeps open; 0 lifts a cap.
+/// Counted in the database, so they hold across replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Caps {
+    /// Matches owned that wait for players (`MAX_WAITING_MATCHES`).
+    pub waiting_matches: u32,
+    /// Tournaments created that are registering or running
+    /// (`MAX_OPEN_TOURNAMENTS`).
+    pub open_tournaments: u32,
+    /// Clubs owned (`MAX_CLUBS_OWNED`).
+    pub clubs_owned: u32,
+    /// Invitations sent that still stand: to matches, pending, unexpired and
+    /// the match still waiting; to clubs, unanswered
+    /// (`MAX_PENDING_INVITATIONS`).
+    pub pending_invitations: u32,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Self {
+            waiting_matches: 20,
+            open_tournaments: 5,
+            clubs_owned: 10,
+            pending_invitations: 100,
+        }
+    }
+}
+
+impl Caps {
+    fn from_env(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let d = Self::default();
+        let cap = |k: &str, default: u32| -> anyhow::Result<u32> {
+            match var(k) {
+                Some(n) => n.trim().parse().map_err(|_| {
+                    anyhow::anyhow!("{k} must be a whole number (0 lifts the cap), not {n:?}")
+                }),
+                None => Ok(default),
+            }
+        };
+        Ok(Self {
+            waiting_matches: cap("MAX_WAITING_MATCHES", d.waiting_matches)?,
+            open_tournaments: cap("MAX_OPEN_TOURNAMENTS", d.open_tournaments)?,
+            clubs_owned: cap("MAX_CLUBS_OWNED", d.clubs_owned)?,
+            pending_invitations: cap("MAX_PENDING_INVITATIONS", d.pending_invitations)?,
+        })
+    }
+}
+
 /// How webhooks are delivered.
 #[derive(Debug, Clone)]
 pub struct WebhookSettings {
@@ -160,6 +224,86 @@ impl WebhookSettings {
             poll_ms: number("WEBHOOK_POLL_MS", d.poll_ms)?,
             timeout_ms: number("WEBHOOK_TIMEOUT_MS", d.timeout_ms)?.max(1),
             backoff_ms: number("WEBHOOK_BACKOFF_MS", d.backoff_ms)?,
+            max_attempts: u32::try_from(max_attempts.clamp(1, 100)).unwrap_or(100),
+        })
+    }
+}
+
+/// How notifications and account mail are sent.
+#[derive(Debug, Clone)]
+pub struct MailSettings {
+    /// `smtp://host:port` (STARTTLS when offered), `smtps://user:pass@host`
+    /// (TLS from the start), with `?tls=required` to refuse plain text; None
+    /// sends nothing.
+    pub smtp_url: Option<SecretString>,
+    /// The `From` of every mail (`Sealed Orders <play@example.org>`).
+    pub from: String,
+    /// Where the web client is, for the links in mail (`https://play.example.org`).
+    pub public_url: String,
+    /// How often each replica looks for mail to queue and send; 0 turns this
+    /// replica's mail worker off.
+    pub poll_ms: u64,
+    /// The wait before the first retry; doubled at each failure (with jitter).
+    pub backoff_ms: u64,
+    /// Attempts before a mail is marked failed.
+    pub max_attempts: u32,
+}
+
+impl Default for MailSettings {
+    fn default() -> Self {
+        Self {
+            smtp_url: None,
+            from: "Sealed Orders <noreply@localhost>".into(),
+            public_url: "http://127.0.0.1:8080".into(),
+            poll_ms: 1000,
+            backoff_ms: 30_000,
+            max_attempts: 8,
+        }
+    }
+}
+
+impl MailSettings {
+    /// Whether mail is sent at all.
+    pub fn enabled(&self) -> bool {
+        self.smtp_url.is_some()
+    }
+
+    fn from_env(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<Self> {
+        let d = Self::default();
+        let number = |k: &str, default: u64| -> anyhow::Result<u64> {
+            match var(k) {
+                Some(n) => n
+                    .trim()
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("{k} must be a whole number, not {n:?}")),
+                None => Ok(default),
+            }
+        };
+        let smtp_url = var("SMTP_URL");
+        let from = var("MAIL_FROM");
+        let public_url = var("PUBLIC_URL");
+        if smtp_url.is_some() {
+            if from.is_none() {
+                anyhow::bail!(
+                    "MAIL_FROM is required with SMTP_URL (e.g. 'Sealed Orders <play@example.org>')"
+                );
+            }
+            if public_url.is_none() {
+                anyhow::bail!(
+                    "PUBLIC_URL is required with SMTP_URL: mail links to the web client there"
+                );
+            }
+        }
+        let public_url = public_url.unwrap_or(d.public_url);
+        url::Url::parse(&public_url)
+            .map_err(|e| anyhow::anyhow!("PUBLIC_URL must be a URL, not {public_url:?}: {e}"))?;
+        let max_attempts = number("MAIL_MAX_ATTEMPTS", u64::from(d.max_attempts))?;
+        Ok(Self {
+            smtp_url: smtp_url.map(SecretString::from),
+            from: from.unwrap_or(d.from),
+            public_url: public_url.trim_end_matches('/').to_owned(),
+            poll_ms: number("MAIL_POLL_MS", d.poll_ms)?,
+            backoff_ms: number("MAIL_BACKOFF_MS", d.backoff_ms)?,
             max_attempts: u32::try_from(max_attempts.clamp(1, 100)).unwrap_or(100),
         })
     }
@@ -265,6 +409,11 @@ impl Settings {
             rate_limit_moves_per_min,
             rate_limit_moves_per_min_per_address,
             rate_limit_chat_per_min: per_minute("RATE_LIMIT_CHAT_PER_MIN", 20)?,
+            rate_limit_matches_per_min: per_minute("RATE_LIMIT_MATCHES_PER_MIN", 10)?,
+            rate_limit_invitations_per_min: per_minute("RATE_LIMIT_INVITATIONS_PER_MIN", 30)?,
+            rate_limit_clubs_per_min: per_minute("RATE_LIMIT_CLUBS_PER_MIN", 5)?,
+            rate_limit_tournaments_per_min: per_minute("RATE_LIMIT_TOURNAMENTS_PER_MIN", 5)?,
+            caps: Caps::from_env(var)?,
             trusted_proxies,
             cors_origins,
             data_dir: var("DATA_DIR").map(PathBuf::from),
@@ -273,6 +422,7 @@ impl Settings {
             log_format: var("LOG_FORMAT").unwrap_or_else(|| "pretty".to_owned()),
             deadline_poll_ms,
             webhooks: WebhookSettings::from_env(var)?,
+            mail: MailSettings::from_env(var)?,
             password_hash_threads: password_hash_threads as usize,
             password_hash_wait_ms: whole("PASSWORD_HASH_WAIT_MS", DEFAULT_PASSWORD_HASH_WAIT_MS)?,
             match_cache_mib: whole("MATCH_CACHE_MIB", DEFAULT_MATCH_CACHE_MIB)?,

@@ -3,15 +3,24 @@
 //! Every error body the server sends is built here: handlers, extractors, the
 //! default service (unknown routes, wrong methods) and panics alike. 5xx bodies say
 //! only "internal error"; the cause goes to the log.
+//!
+//! A problem's `title` and `detail` are in the language negotiated from the
+//! request's `Accept-Language` ([`localize`]); its `code` and `type` never
+//! change with it.
 
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
+use fluent_bundle::FluentArgs;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use crate::games::{DynError, RuleError};
+use crate::i18n::{self, Locale};
 
 /// An RFC 9457 problem document.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -19,11 +28,14 @@ pub struct Problem {
     /// A URI naming the problem type: `urn:sealed-orders:problem:<code>`.
     #[serde(rename = "type")]
     pub problem_type: String,
+    /// The HTTP status's name, in the response's `Content-Language`.
     pub title: String,
     pub status: u16,
-    /// A sentence for a person.
+    /// A sentence for a person, in the response's `Content-Language` (the
+    /// language `Accept-Language` asked for when the server can say it whole,
+    /// English otherwise).
     pub detail: String,
-    /// A stable snake_case code for programs.
+    /// A stable snake_case code for programs: the same in every language.
     pub code: String,
     /// The match's current step, on a `stale_step` conflict.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,6 +52,10 @@ pub struct ApiError {
     retry_after: Option<u32>,
     /// Further response headers (Allow on a 405, RateLimit-* on a 429).
     headers: Vec<(&'static str, String)>,
+    /// The values a translated detail needs (`problem-<code>` in the
+    /// catalogues), by the names the catalogue uses; never sent as members.
+    /// Boxed: most errors carry none, and every `Result` carries the error's size.
+    args: Option<Box<[(&'static str, Value)]>>,
 }
 
 impl ApiError {
@@ -51,6 +67,7 @@ impl ApiError {
             extra: Map::new(),
             retry_after: None,
             headers: Vec::new(),
+            args: None,
         }
     }
 
@@ -84,6 +101,7 @@ impl ApiError {
             "method_not_allowed",
             format!("This resource allows only: {allow}."),
         )
+        .arg("allow", allow.clone())
         .with_header("Allow", allow)
     }
     pub fn unavailable(detail: impl Into<String>) -> Self {
@@ -119,19 +137,73 @@ impl ApiError {
         self
     }
 
+    /// Gives the translated detail a value it needs (`problem-<code>` in the
+    /// catalogues names it): e.g. `.arg("path", path)`. A member added with
+    /// [`ApiError::with`] is an argument too.
+    pub fn arg(mut self, name: &'static str, value: impl Into<Value>) -> Self {
+        let mut args = self.args.take().map(Vec::from).unwrap_or_default();
+        args.push((name, value.into()));
+        self.args = Some(args.into_boxed_slice());
+        self
+    }
+
     fn title(&self) -> &'static str {
         self.status.canonical_reason().unwrap_or("Error")
     }
 
+    /// The English problem document: the detail as written where the error
+    /// was raised.
     pub fn body(&self) -> Value {
+        self.document(self.title().into(), self.detail.clone())
+    }
+
+    /// The problem document in `locale`, and the language it is in: the
+    /// catalogue's title and detail when the catalogue has the code's message
+    /// and the error carries every value it needs; otherwise the English
+    /// document (a problem is never half translated).
+    pub fn body_in(&self, locale: Locale) -> (Value, Locale) {
+        match self.translated(locale) {
+            Some((title, detail)) => (self.document(title, detail), locale),
+            None => (self.body(), Locale::En),
+        }
+    }
+
+    /// The translated title and detail, when they can be given whole.
+    fn translated(&self, locale: Locale) -> Option<(String, String)> {
+        if locale == Locale::En {
+            return None;
+        }
+        let key = format!("problem-{}", self.code);
+        let mut args = FluentArgs::new();
+        for (name, value) in self.extra.iter().map(|(k, v)| (k.as_str(), v)).chain(
+            self.args
+                .iter()
+                .flat_map(|a| a.iter())
+                .map(|(k, v)| (*k, v)),
+        ) {
+            args.set(name.to_owned(), i18n::fluent_value(value));
+        }
+        // Only the branch a selector takes needs its variables, so the
+        // message is formatted in this language alone and refused whole when a
+        // value it reaches for is missing.
+        let detail = i18n::format_exactly(locale, &key, &args)?;
+        let title = i18n::format(
+            locale,
+            &format!("problem-title-{}", self.status.as_u16()),
+            &FluentArgs::new(),
+        )?;
+        Some((title, detail))
+    }
+
+    fn document(&self, title: String, detail: String) -> Value {
         let mut body = Map::new();
         body.insert(
             "type".into(),
             format!("urn:sealed-orders:problem:{}", self.code).into(),
         );
-        body.insert("title".into(), self.title().into());
+        body.insert("title".into(), title.into());
         body.insert("status".into(), self.status.as_u16().into());
-        body.insert("detail".into(), self.detail.clone().into());
+        body.insert("detail".into(), detail.into());
         body.insert("code".into(), self.code.into());
         for (k, v) in &self.extra {
             body.insert(k.clone(), v.clone());
@@ -165,7 +237,83 @@ impl ResponseError for ApiError {
                 resp.insert_header((*name, v));
             }
         }
+        // Kept with the response so that [`localize`], which knows the
+        // request, can answer in the reader's language.
+        resp.extensions_mut().insert(self.clone());
         resp.body(self.body().to_string())
+    }
+}
+
+/// Middleware: every problem document leaves in the language the request's
+/// `Accept-Language` asks for (English by default), with `Content-Language`
+/// saying which and `Vary: Accept-Language`. It finds the problem by the
+/// [`ApiError`] its response was built from, wherever that was (a handler, an
+/// extractor, another middleware, the default service).
+pub async fn localize(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let locale = i18n::negotiate(
+        req.headers()
+            .get(header::ACCEPT_LANGUAGE)
+            .and_then(|v| v.to_str().ok()),
+    );
+    // Middleware here answers its problems (rather than returning them as
+    // errors, which would become responses only past this one), so every
+    // problem passes through with its response.
+    let (request, response) = next.call(req).await?.into_parts();
+    let response = response.map_into_boxed_body();
+    let problem = response.extensions().get::<ApiError>().cloned();
+    let Some(problem) = problem else {
+        return Ok(ServiceResponse::new(request, response));
+    };
+    let (body, language) = problem.body_in(locale);
+    let mut response = response.set_body(BoxBody::new(body.to_string()));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_LANGUAGE,
+        HeaderValue::from_static(language.tag()),
+    );
+    headers.append(header::VARY, HeaderValue::from_static("accept-language"));
+    Ok(ServiceResponse::new(request, response))
+}
+
+/// An error of OAuth's token and revocation endpoints (RFC 6749 §5.2): these two
+/// answer in the RFC's JSON (`{"error": "invalid_grant", …}`), not problem+json,
+/// because that is the form every OAuth client library reads. The codes are the
+/// RFC's and untranslated; the description is for the developer.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OAuthError {
+    /// `invalid_request`, `invalid_grant`, `unsupported_grant_type`,
+    /// `unsupported_token_type`.
+    pub error: &'static str,
+    pub error_description: &'static str,
+}
+
+impl OAuthError {
+    pub fn of(error: &'static str, error_description: &'static str) -> Self {
+        Self {
+            error,
+            error_description,
+        }
+    }
+}
+
+impl std::fmt::Display for OAuthError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.error, self.error_description)
+    }
+}
+
+impl ResponseError for OAuthError {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::BAD_REQUEST
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::BadRequest()
+            .insert_header((header::CACHE_CONTROL, "no-store"))
+            .json(self)
     }
 }
 
@@ -207,7 +355,7 @@ impl From<sea_orm::DbErr> for ApiError {
 
 /// What a database error means for the client.
 #[derive(Debug, PartialEq, Eq)]
-enum Trouble {
+pub(crate) enum Trouble {
     /// Worth a retry at once: serialization failure, deadlock, SQLite busy, a pool
     /// with no connection free.
     Contention,
@@ -217,7 +365,7 @@ enum Trouble {
     Fault,
 }
 
-fn trouble(e: &sea_orm::DbErr) -> Trouble {
+pub(crate) fn trouble(e: &sea_orm::DbErr) -> Trouble {
     use sea_orm::{DbErr, RuntimeErr};
     if let DbErr::Exec(RuntimeErr::SqlxError(s))
     | DbErr::Query(RuntimeErr::SqlxError(s))
@@ -291,14 +439,18 @@ pub mod extractors {
                 "unsupported_media_type",
                 "The request body must be JSON (Content-Type: application/json).",
             ),
+            // The reasons are serde's and actix's own words: English in
+            // every language, as a technical detail is.
             JsonPayloadError::Deserialize(d) if d.is_data() => ApiError::unprocessable(
                 "invalid_body",
                 format!("The request body does not have the expected fields: {d}."),
-            ),
+            )
+            .arg("reason", format!("{d}.")),
             _ => ApiError::bad_request(
                 "malformed_json",
                 format!("The request body is not valid JSON: {err}."),
-            ),
+            )
+            .arg("reason", format!("{err}.")),
         };
         e.into()
     }
@@ -308,6 +460,7 @@ pub mod extractors {
             "invalid_path",
             format!("A path segment is not valid: {err}."),
         )
+        .arg("reason", format!("{err}."))
         .into()
     }
 
@@ -316,6 +469,43 @@ pub mod extractors {
             "invalid_query",
             format!("The query string is not valid: {err}."),
         )
+        .arg("reason", format!("{err}."))
         .into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_problem_lacking_a_value_its_translation_needs_stays_english_whole() {
+        let bare = ApiError::unprocessable("unknown_game", "There is no game \"go\".");
+        let (body, locale) = bare.body_in(Locale::Cs);
+        assert_eq!(locale, Locale::En);
+        assert_eq!(body["title"], "Unprocessable Entity");
+        assert_eq!(body["detail"], "There is no game \"go\".");
+
+        let whole = bare.arg("game", "go").arg("games", "malacca, cairo");
+        let (body, locale) = whole.body_in(Locale::Cs);
+        assert_eq!(locale, Locale::Cs);
+        assert_eq!(
+            body["detail"],
+            "Hra go neexistuje; hry jsou: malacca, cairo."
+        );
+        assert_eq!(body["code"], "unknown_game");
+    }
+
+    #[test]
+    fn a_selector_needs_only_the_values_of_the_branch_it_takes() {
+        let e = ApiError::unprocessable("invalid_expiry", "expires_at must be in the future.")
+            .arg("field", "expires_at");
+        let (_, locale) = e.body_in(Locale::Et);
+        assert_eq!(locale, Locale::Et);
+        let e =
+            ApiError::unprocessable("invalid_expiry", "…").arg("field", "invitation_expires_in");
+        let (body, locale) = e.body_in(Locale::Et);
+        assert_eq!((locale, &body["detail"]), (Locale::En, &json!("…")));
     }
 }

@@ -133,7 +133,7 @@ async fn set_admin(name: &str, admin: bool) -> anyhow::Result<()> {
     store::migrate(&db, &settings).await?;
     if !service::moderation::set_admin_by_cli(&db, name, admin)
         .await
-        .map_err(|e| anyhow::anyhow!("{}", e.body()))?
+        .map_err(|e| anyhow::anyhow!("{e}"))?
     {
         anyhow::bail!("no player is named {name}");
     }

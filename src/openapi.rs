@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use actix_web::App;
 use serde_json::{Value, json};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{
+    AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
+};
 use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
@@ -19,12 +21,21 @@ mod contract;
         title = "Sealed Orders",
         description = "A play-by-API server for board games played with sealed moves. \
             Seats are 0-based. Errors are application/problem+json with a stable `code`. \
+            A problem's `title` and `detail` are in the language `Accept-Language` asks \
+            for among English (the default), Czech (`cs`) and Estonian (`et`), said by \
+            `Content-Language` (with `Vary: Accept-Language`); where a detail cannot yet \
+            be given whole in that language the problem is English. `code`, `type` and \
+            every other member never change with the language: match on `code`. \
             Legal moves (`prompt.legal`) are complete actions or templates marked \
             `\"template\": true` whose parameters are value lists (plural name), integer \
             ranges `{min,max}` or subset choices `{subset_of,min,max}`; each game's are typed \
             (`<Game>LegalMove`), and a match's document is its game's (`<Game>Match`, told \
             apart by `game`). `HEAD` is answered wherever `GET` is. A `201 Created` answer \
-            gives the new resource's path in `Location`.",
+            gives the new resource's path in `Location`. \
+            Event streams (`Accept: text/event-stream` on `/matches/{id}/events`, \
+            `/players/me/events` and `/lobby/events`) name each frame by its kind; with \
+            `event_names=message` every frame is `event: message` with data \
+            `{\"event\": <kind>, \"data\": <data>}`, for a client that listens to one name.",
         license(name = "MIT", identifier = "MIT"),
     ),
     tags(
@@ -43,6 +54,7 @@ mod contract;
         (name = "stats", description = "Statistics over finished matches."),
         (name = "replays", description = "Replay bundles and their verification."),
         (name = "webhooks", description = "Your events posted to a URL of yours, signed and retried."),
+        (name = "notifications", description = "Your address and what you are told by mail: turns, digests, reminders, invitations; one-click unsubscribe."),
         (name = "admin", description = "Moderation, for admins: disabled accounts, cancelled matches, the audit log."),
     ),
     modifiers(&Security),
@@ -73,6 +85,32 @@ impl Modify for Security {
                     .build(),
             ),
         );
+        let mut oauth2 = OAuth2::new([Flow::AuthorizationCode(AuthorizationCode::new(
+            "/oauth/authorize",
+            "/oauth/token",
+            Scopes::from_iter([
+                (
+                    "read",
+                    "Read your matches, turns, invitations and profile (GET requests).",
+                ),
+                (
+                    "play",
+                    "Play for you: create, join and leave matches, move, resign, answer invitations, and everything `read` may.",
+                ),
+                (
+                    "chat",
+                    "Write in your matches' chats as you, and mute or unmute players.",
+                ),
+            ]),
+        ))]);
+        oauth2.description = Some(
+            "OAuth 2 authorization code with PKCE (S256 only) for third-party front ends, with no \
+            client registration: `client_id` is your app's name, shown to the person on the consent \
+            page. The token is an API token with the scopes granted, living a year; revoke it at \
+            `/oauth/revoke` (RFC 7009). Metadata: `/.well-known/oauth-authorization-server`."
+                .into(),
+        );
+        components.add_security_scheme("oauth2", SecurityScheme::OAuth2(oauth2));
     }
 }
 
@@ -160,6 +198,12 @@ fn common_responses(doc: &mut Value) {
         for (method, op) in item.iter_mut() {
             let has_body = op.get("requestBody").is_some();
             let has_security = op.get("security").is_some();
+            let needs = oauth_scope(op, method);
+            if let Some(scope) = needs
+                && let Some(security) = op.get_mut("security").and_then(Value::as_array_mut)
+            {
+                security.push(json!({ "oauth2": [scope] }));
+            }
             let Some(responses) = op.get_mut("responses").and_then(Value::as_object_mut) else {
                 continue;
             };
@@ -198,9 +242,13 @@ fn common_responses(doc: &mut Value) {
                     "The database is busy; retry after the Retry-After header.",
                 );
             }
-            // The extractor refuses an API token without `play` on every write.
+            // The extractor refuses an API token without the scope a write needs.
             if has_security && method != "get" {
-                let scope = "the API token lacks the `play` scope (`insufficient_scope`).";
+                let scope = if needs == Some("chat") {
+                    "the API token lacks the `chat` scope (`insufficient_scope`)."
+                } else {
+                    "the API token lacks the `play` scope (`insufficient_scope`)."
+                };
                 match responses
                     .get_mut("403")
                     .and_then(|r| r.get_mut("description"))
@@ -221,6 +269,33 @@ fn common_responses(doc: &mut Value) {
         }
     }
 }
+
+/// The OAuth scope an operation needs, when a token from OAuth may call it at
+/// all: not where a password session is required (tokens, webhooks, the
+/// password, mail settings, the OAuth consent itself).
+fn oauth_scope(op: &Value, method: &str) -> Option<&'static str> {
+    let security = op.get("security")?.as_array()?;
+    if !security.iter().any(|s| s.get("bearer").is_some()) {
+        return None;
+    }
+    if op.to_string().contains("password_session_required") {
+        return None;
+    }
+    let id = op.get("operationId").and_then(Value::as_str).unwrap_or("");
+    Some(match method {
+        "get" | "head" => "read",
+        _ if CHAT_OPERATIONS.contains(&id) => "chat",
+        _ => "play",
+    })
+}
+
+/// The writes that need the `chat` scope (`auth::ChatAuthor`).
+const CHAT_OPERATIONS: &[&str] = &[
+    "post_chat_message",
+    "delete_chat_message",
+    "mute_player",
+    "unmute_player",
+];
 
 /// Rewrites `allOf: [{$ref}, {object}]` (serde's internally tagged newtype
 /// variants) as one object with the union of properties and required fields: the
@@ -367,6 +442,26 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                     json!({"type": "boolean", "default": true,
                         "description": "Whether the match counts for ratings (a position match never does)."}),
                 );
+                let seconds = |what: &str| {
+                    json!({"oneOf": [{"type": "integer", "minimum": 1, "maximum": 30 * 24 * 3600}, {"type": "null"}],
+                        "default": null, "description": what})
+                };
+                props.insert(
+                    "move_time_limit".into(),
+                    seconds("Seconds each awaited seat has for a move; none by default."),
+                );
+                props.insert(
+                    "timeout_policy".into(),
+                    json!({"oneOf": [{"type": "string", "enum": ["bot", "forfeit"]}, {"type": "null"}],
+                        "default": null,
+                        "description": "With a move_time_limit: `bot` (the default: a bot moves for a seat whose time ran out, which is then absent) or `forfeit`."}),
+                );
+                props.insert(
+                    "absent_move_time_limit".into(),
+                    seconds(
+                        "With timeout_policy `bot`: seconds an absent seat gets (10 by default).",
+                    ),
+                );
                 props.insert(
                     "position".into(),
                     json!({"oneOf": [position, {"$ref": "#/components/schemas/Redacted"}, {"type": "null"}],
@@ -410,6 +505,68 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
     }
     contract::finish(&mut doc, &per_game);
     doc
+}
+
+/// Each game's options as `POST /matches` takes them (the game's own and the
+/// service's), as a self-contained JSON Schema: the document's
+/// `<Game>OptionsForMatch` with every schema it refers to under `$defs`.
+pub fn options_schemas(games: &[Box<dyn DynGame>]) -> Vec<(String, Value)> {
+    let spec = spec_json(games);
+    let schemas = &spec["components"]["schemas"];
+    games
+        .iter()
+        .filter_map(|g| {
+            let options = serde_json::to_value(g.schemas().options).ok()?;
+            let name = options["$ref"].as_str()?.rsplit('/').next()?;
+            // Named in the document as `spec_json` names every game's schemas.
+            let prefix = pascal(g.info().id);
+            let root = if name.starts_with(&prefix) {
+                format!("{name}ForMatch")
+            } else {
+                format!("{prefix}{}ForMatch", pascal(name))
+            };
+            let mut defs = serde_json::Map::new();
+            collect_defs(schemas, &root, &mut defs);
+            let text = json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "$ref": format!("#/$defs/{root}"),
+                "$defs": defs,
+            })
+            .to_string()
+            .replace("#/components/schemas/", "#/$defs/");
+            Some((g.info().id.to_owned(), serde_json::from_str(&text).ok()?))
+        })
+        .collect()
+}
+
+fn collect_defs(schemas: &Value, name: &str, defs: &mut serde_json::Map<String, Value>) {
+    if defs.contains_key(name) {
+        return;
+    }
+    let Some(schema) = schemas.get(name) else {
+        return;
+    };
+    defs.insert(name.to_owned(), schema.clone());
+    let mut refs = Vec::new();
+    refs_in(schema, &mut refs);
+    for r in refs {
+        collect_defs(schemas, &r, defs);
+    }
+}
+
+fn refs_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(r) = o.get("$ref").and_then(Value::as_str)
+                && let Some(name) = r.strip_prefix("#/components/schemas/")
+            {
+                out.push(name.to_owned());
+            }
+            o.values().for_each(|x| refs_in(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| refs_in(x, out)),
+        _ => {}
+    }
 }
 
 /// What the document says of one game, gathered from its registry entry.

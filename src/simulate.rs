@@ -21,7 +21,10 @@ use crate::games::legal;
 use crate::games::rng::GameRng;
 use crate::service::clock::Clock;
 use crate::service::data::DataStore;
-use crate::service::{CreateMatch, Service, SubmitMove, registry};
+use crate::service::lobby::{CreateMatch, Lobby};
+use crate::service::moves::{Moves, SubmitMove};
+use crate::service::reads::Reads;
+use crate::service::{Foundation, Services, registry};
 use crate::store::{self, entities::players};
 
 /// `sealed-orders simulate`: random legal matches played through the service.
@@ -169,8 +172,8 @@ fn rng_for(seed: u64, index: u64) -> GameRng {
     GameRng::from_key(k)
 }
 
-fn err(e: crate::errors::ApiError) -> anyhow::Error {
-    anyhow::anyhow!("{}", e.body())
+fn err(e: crate::service::error::Error) -> anyhow::Error {
+    anyhow::anyhow!("{}", crate::errors::ApiError::from(e).body())
 }
 
 /// Plays the matches; answers how many moves were made.
@@ -217,7 +220,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
     let mut pool = Vec::with_capacity(args.population);
     for i in 0..args.population {
         let name = format!("{}-{i}", args.prefix);
-        let id = match store::player_by_name(&db, &name).await? {
+        let id = match store::players::player_by_name(&db, &name).await? {
             Some(p) => p.id,
             None => {
                 let row = players::Model {
@@ -228,7 +231,7 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
                     is_bot: false,
                     created_at: start,
                 };
-                store::insert_player(&db, row.clone()).await?;
+                store::players::insert_player(&db, row.clone()).await?;
                 row.id
             }
         };
@@ -237,9 +240,26 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
     let population = Population::new(pool, args.skew);
     let jwt = crate::auth::JwtKeys::new(&[0; 32], 60);
     let metrics = Arc::new(crate::metrics::Metrics::new()?);
-    let service = Service::new(db, games, data, jwt, clock.clone(), metrics);
+    let services = Services::build(
+        Foundation {
+            db,
+            move_db: None,
+            move_lists: crate::store::move_write::MoveLists::Arrays,
+            games,
+            data,
+            jwt,
+            clock: clock.clone(),
+            metrics,
+            notified_reads: true,
+            // A simulation sends no mail.
+            mail_key: Vec::new(),
+        },
+        &settings,
+    );
     let shared = Arc::new(Shared {
-        service,
+        lobby: services.lobby.clone(),
+        reads: services.reads.clone(),
+        mover: services.moves.clone(),
         population,
         sizes,
         args: args.clone(),
@@ -264,7 +284,9 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
 }
 
 struct Shared {
-    service: Service,
+    lobby: Arc<Lobby>,
+    reads: Arc<Reads>,
+    mover: Arc<Moves>,
     population: Population,
     sizes: Vec<usize>,
     args: SimulateArgs,
@@ -312,8 +334,8 @@ impl Shared {
         let mut rng = rng_for(self.args.seed, index as u64);
         let n = self.sizes[rng.index(self.sizes.len())];
         let seated = self.population.draw(n, &mut rng);
-        let service = &self.service;
-        let m = service
+        let m = self
+            .lobby
             .create_match(
                 &seated[0],
                 CreateMatch {
@@ -333,7 +355,7 @@ impl Shared {
             .await
             .map_err(err)?;
         for p in &seated[1..] {
-            service
+            self.lobby
                 .join_match(p, m.id, Default::default())
                 .await
                 .map_err(err)?;
@@ -341,15 +363,15 @@ impl Shared {
         // Seats are taken in joining order, so seat `i` is `seated[i]`.
         let mut moves = 0;
         loop {
-            let view = service.get_match(None, m.id).await.map_err(err)?;
+            let view = self.reads.get_match(None, m.id).await.map_err(err)?;
             let Some(prompt) = view.prompt else { break };
             for seat in prompt.awaiting {
                 let p = &seated[seat];
-                let mine = service.get_match(Some(p.id), m.id).await.map_err(err)?;
+                let mine = self.reads.get_match(Some(p.id), m.id).await.map_err(err)?;
                 let Some(mp) = mine.prompt else { continue };
                 let listed = mp.legal.unwrap_or_default();
                 let action = legal::sample(&listed, &mut rng).context("no legal move")?;
-                service
+                self.mover
                     .submit_move(
                         p,
                         m.id,

@@ -22,7 +22,7 @@ use crate::metrics::Metrics;
 use crate::service::clock::{Clock, SystemClock};
 use crate::service::data::DataStore;
 use crate::service::hub::Hub;
-use crate::service::{Service, registry};
+use crate::service::{Foundation, Services, registry};
 use crate::store;
 
 /// The largest request body accepted: a replay bundle to verify (a move or a
@@ -98,7 +98,8 @@ async fn fallback(
         _ => Err(ApiError::not_found(
             "not_found",
             format!("There is no resource at {}.", req.path()),
-        )),
+        )
+        .arg("path", req.path())),
     }
 }
 
@@ -114,15 +115,15 @@ impl Application {
         let db = store::connect(&settings).await?;
         let on_citus = store::migrate(&db, &settings).await?;
         let move_lists = match settings.move_lists.as_str() {
-            "arrays" => store::MoveLists::Arrays,
-            "values" => store::MoveLists::Values,
-            _ if on_citus => store::MoveLists::Values,
-            _ => store::MoveLists::Arrays,
+            "arrays" => store::move_write::MoveLists::Arrays,
+            "values" => store::move_write::MoveLists::Values,
+            _ if on_citus => store::move_write::MoveLists::Values,
+            _ => store::move_write::MoveLists::Arrays,
         };
         // Generic plans suit the arrays' fixed texts; VALUES lists (Citus)
         // change the text with every list's length.
         let move_db = match settings.database_kind()? {
-            DatabaseKind::Postgres if move_lists == store::MoveLists::Arrays => {
+            DatabaseKind::Postgres if move_lists == store::move_write::MoveLists::Arrays => {
                 Some(store::connect_for_moves(&settings).await?)
             }
             _ => None,
@@ -137,7 +138,8 @@ impl Application {
                 getrandom::fill(&mut fresh)
                     .map_err(|e| anyhow::anyhow!("no OS randomness: {e}"))?;
                 let fresh_hex: String = fresh.iter().map(|b| format!("{b:02x}")).collect();
-                let stored = store::setting_or_insert(&db, "jwt_secret", &fresh_hex).await?;
+                let stored =
+                    store::settings::setting_or_insert(&db, "jwt_secret", &fresh_hex).await?;
                 if stored == fresh_hex {
                     tracing::warn!(
                         "JWT_SECRET is not set: generated one and stored it in the database"
@@ -150,6 +152,15 @@ impl Application {
             None => anyhow::bail!("JWT_SECRET is required on Postgres"),
         };
         let jwt = JwtKeys::new(&secret, settings.jwt_ttl_seconds);
+        // A key of its own for the mail's unsubscribe links, so that no
+        // link can ever be read as a JWT signature.
+        let mail_key = {
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            h.update(b"sealed-orders mail links\0");
+            h.update(&secret);
+            h.finalize().to_vec()
+        };
         let spec = crate::openapi::spec_json(&games);
         let routes = web::Data::new(RouteTable::from_spec(&spec));
         let openapi: utoipa::openapi::OpenApi = serde_json::from_value(spec.clone())?;
@@ -157,25 +168,23 @@ impl Application {
         let metrics = Arc::new(Metrics::new()?);
         let limits = web::Data::new(crate::ratelimit::RateLimits::new(&settings, clock.clone()));
         let cors = web::Data::new(crate::cors::CorsOrigins::new(settings.cors_origins.clone()));
-        let service = web::Data::new(
-            Service::new(db, games, data, jwt, clock, metrics.clone())
-                .with_webhook_settings(settings.webhooks.clone())
-                .with_password_hashing(
-                    settings.password_hash_threads,
-                    std::time::Duration::from_millis(settings.password_hash_wait_ms),
-                )
-                .with_match_cache(settings.match_cache_mib)
-                .with_credential_cache(std::time::Duration::from_millis(
-                    settings.credential_cache_ms,
-                ))
-                .with_stale_lobby_days(settings.stale_lobby_days)
-                .with_invitation_hours(settings.invitation_hours)
-                .with_move_lists(move_lists)
-                .with_move_pool(move_db)
+        let services = Services::build(
+            Foundation {
+                db: db.clone(),
+                move_db,
+                move_lists,
+                games,
+                data,
+                jwt,
+                clock,
+                metrics: metrics.clone(),
                 // On Citus every read asks: a match on a worker that is down
                 // answers 503 like every other request about it, rather than
                 // its last state from memory.
-                .with_notified_reads(settings.match_reads == "auto" && !on_citus),
+                notified_reads: settings.match_reads == "auto" && !on_citus,
+                mail_key,
+            },
+            &settings,
         );
         let metrics = web::Data::from(metrics);
 
@@ -183,20 +192,24 @@ impl Application {
         // claimed with SKIP LOCKED and re-checked under the lock). A commit that
         // makes a move due at once (a bot's turn) wakes this replica's poller
         // early. 0 turns polling off.
-        let poller = service.clone();
         let every = std::time::Duration::from_millis(settings.deadline_poll_ms.max(10));
         if settings.deadline_poll_ms > 0 {
+            let (deadlines, lobby, tournaments) = (
+                services.deadlines.clone(),
+                services.lobby.clone(),
+                services.tournaments.clone(),
+            );
+            let hub = services.hub.clone();
             tokio::spawn(async move {
-                let hub = poller.hub().clone();
                 let mut stop = hub.shutdown_signal();
                 loop {
-                    if let Err(e) = poller.expire_deadlines().await {
+                    if let Err(e) = deadlines.expire_deadlines().await {
                         tracing::warn!(error = %e, "deadline poll failed");
                     }
-                    if let Err(e) = poller.cancel_stale_lobbies().await {
+                    if let Err(e) = lobby.cancel_stale_lobbies().await {
                         tracing::warn!(error = %e, "stale lobby sweep failed");
                     }
-                    if let Err(e) = poller.advance_tournaments().await {
+                    if let Err(e) = tournaments.advance_tournaments().await {
                         tracing::warn!(error = %e, "tournament sweep failed");
                     }
                     tokio::select! {
@@ -210,33 +223,59 @@ impl Application {
         // Every replica fans events out to webhooks and delivers them (rows are
         // claimed with SKIP LOCKED under a lease). 0 turns it off here.
         if settings.webhooks.poll_ms > 0 {
-            let worker = service.clone();
+            let worker = services.webhooks.clone();
             tokio::spawn(async move { worker.run_webhook_worker().await });
+        }
+        // Every replica queues and sends mail (rows are claimed with SKIP
+        // LOCKED under a lease), when there is an SMTP server to send through.
+        match &settings.mail.smtp_url {
+            Some(url) => {
+                let mailer = crate::service::notifications::mail::Mailer::new(
+                    url.expose_secret(),
+                    &settings.mail.from,
+                    &settings.mail.public_url,
+                )?;
+                tracing::info!(
+                    from = %settings.mail.from,
+                    public_url = %settings.mail.public_url,
+                    "mail is sent over SMTP"
+                );
+                if settings.mail.poll_ms > 0 {
+                    let worker = services.notifications.clone();
+                    tokio::spawn(async move { worker.run_mail_worker(mailer).await });
+                }
+            }
+            None => tracing::info!(
+                "SMTP_URL is not set: no mail is sent (no turn mails, address confirmations or password resets)"
+            ),
         }
         // Every replica folds finished matches into the ratings and totals, one
         // transaction at a time across replicas (see `service::folds`).
-        let folder = service.clone();
+        let folder = services.folds.clone();
         tokio::spawn(async move { folder.run_folder().await });
+        let lobby_feed = services.lobby_feed.clone();
+        tokio::spawn(async move { lobby_feed.run_feed().await });
         // Across replicas (Postgres): wake-ups go out as NOTIFY after commit and
         // come in through LISTEN.
         if settings.database_kind()? == DatabaseKind::Postgres {
             let channel = Hub::channel(settings.database_schema.as_deref());
-            service
-                .hub()
+            services
+                .hub
                 .set_replica_silence(std::time::Duration::from_millis(
                     settings.replica_silence_ms,
                 ));
-            let (hub, db) = (service.hub().clone(), service.db().clone());
+            let (hub, pool) = (services.hub.clone(), db.clone());
             let ch = channel.clone();
-            tokio::spawn(async move { hub.publish_forever(db, ch).await });
-            service.watch_remote_changes();
-            service.hub().announce(service.db(), &channel).await;
-            let (hub, db) = (service.hub().clone(), service.db().clone());
-            tokio::spawn(async move { hub.listen_forever(db, channel).await });
+            tokio::spawn(async move { hub.publish_forever(pool, ch).await });
+            services.watch_remote_changes();
+            services.hub.announce(&db, &channel).await;
+            let (hub, pool) = (services.hub.clone(), db.clone());
+            tokio::spawn(async move { hub.listen_forever(pool, channel).await });
         }
-        let forgetter = service.clone();
+        let forgetter = services.accounts.clone();
         tokio::spawn(async move { forgetter.forget_changed_credentials().await });
-        let hub = service.hub().clone();
+        let hub = services.hub.clone();
+        let parts = Parts::of(&services);
         let listener = TcpListener::bind((settings.host.as_str(), settings.port))?;
         let port = listener.local_addr()?.port();
         let server = HttpServer::new(move || {
@@ -245,19 +284,39 @@ impl Application {
                 .route("/api/v1/openapi.json", web::get().to(serve_spec))
                 .route("/docs", web::get().to(crate::api::docs_redirect))
                 .route("/", web::get().to(crate::api::web::index))
-                .route("/app/{name}", web::get().to(crate::api::web::asset))
+                .route("/app/{name:.*}", web::get().to(crate::api::web::asset))
+                .route(
+                    "/oauth/authorize",
+                    web::get().to(crate::api::oauth::authorize),
+                )
+                .route("/oauth/token", web::post().to(crate::api::oauth::token))
+                .route(
+                    "/oauth/token",
+                    web::method(Method::OPTIONS).to(crate::api::oauth::preflight),
+                )
+                .route("/oauth/revoke", web::post().to(crate::api::oauth::revoke))
+                .route(
+                    "/oauth/revoke",
+                    web::method(Method::OPTIONS).to(crate::api::oauth::preflight),
+                )
+                .route(
+                    "/.well-known/oauth-authorization-server",
+                    web::get().to(crate::api::oauth::metadata),
+                )
                 .wrap(middleware::from_fn(crate::api::gate::gate))
                 .wrap(middleware::Condition::new(
                     cors.enabled(),
                     middleware::from_fn(crate::cors::cors),
                 ))
+                // Inside `head_as_get`, which empties the body it rewrites.
+                .wrap(middleware::from_fn(crate::errors::localize))
                 .wrap(middleware::from_fn(observe))
                 .wrap(middleware::from_fn(crate::api::head::head_as_get))
                 .wrap(tracing_actix_web::TracingLogger::<RequestSpan>::new())
                 .app_data(metrics.clone())
                 .app_data(limits.clone())
                 .app_data(cors.clone())
-                .app_data(service.clone())
+                .configure(|cfg| parts.register(cfg))
                 .app_data(routes.clone())
                 .app_data(spec.clone())
                 .app_data(
@@ -271,8 +330,16 @@ impl Application {
                 .into_utoipa_app()
                 .configure(crate::api::routes)
                 .split_for_parts();
-            app.service(SwaggerUi::new("/docs/{_:.*}").url("/api/v1/openapi.json", openapi.clone()))
-                .default_service(web::to(fallback))
+            // The API browser signs in through OAuth like any other front end.
+            let sign_in = utoipa_swagger_ui::oauth::Config::new()
+                .client_id("API documentation")
+                .use_pkce_with_authorization_code_grant(true);
+            app.service(
+                SwaggerUi::new("/docs/{_:.*}")
+                    .url("/api/v1/openapi.json", openapi.clone())
+                    .oauth(sign_in),
+            )
+            .default_service(web::to(fallback))
         })
         .listen(listener)?
         .shutdown_timeout(10)
@@ -473,5 +540,97 @@ mod tests {
         assert_eq!(path_shape("/api/v1/players/me"), "/api/v1/players/me");
         assert_eq!(path_shape("/api/v1"), "/api/v1");
         assert_eq!(path_shape("/"), "/");
+    }
+}
+
+/// The parts of the service the handlers take, as `web::Data` (shared by every
+/// worker thread), each handed only to the handlers that name it.
+#[derive(Clone)]
+struct Parts {
+    games: web::Data<crate::service::games::Games>,
+    reads: web::Data<crate::service::reads::Reads>,
+    positions: web::Data<crate::service::positions::Positions>,
+    history: web::Data<crate::service::history::History>,
+    invitations: web::Data<crate::service::invitations::Invitations>,
+    lobby: web::Data<crate::service::lobby::Lobby>,
+    moves: web::Data<crate::service::moves::Moves>,
+    presence: web::Data<crate::service::presence::Presence>,
+    chat: web::Data<crate::service::chat::Chat>,
+    replays: web::Data<crate::service::replay::Replays>,
+    streams: web::Data<crate::service::streams::Streams>,
+    lobby_feed: web::Data<crate::service::streams::lobby::LobbyFeed>,
+    accounts: web::Data<crate::service::accounts::Accounts>,
+    tokens: web::Data<crate::service::tokens::Tokens>,
+    oauth: web::Data<crate::service::oauth::OAuth>,
+    ratings: web::Data<crate::service::ratings::Ratings>,
+    stats: web::Data<crate::service::stats::Stats>,
+    clubs: web::Data<crate::service::clubs::Clubs>,
+    tournaments: web::Data<crate::service::tournaments::Tournaments>,
+    deletion: web::Data<crate::service::deletion::Deletion>,
+    moderation: web::Data<crate::service::moderation::Moderation>,
+    webhooks: web::Data<crate::service::webhooks::Webhooks>,
+    notifications: web::Data<crate::service::notifications::Notifications>,
+    ops: web::Data<crate::service::ops::Ops>,
+    caps: web::Data<crate::service::caps::Caps>,
+}
+
+impl Parts {
+    fn of(s: &Services) -> Self {
+        Self {
+            games: web::Data::from(s.games.clone()),
+            reads: web::Data::from(s.reads.clone()),
+            positions: web::Data::from(s.positions.clone()),
+            history: web::Data::from(s.history.clone()),
+            invitations: web::Data::from(s.invitations.clone()),
+            lobby: web::Data::from(s.lobby.clone()),
+            moves: web::Data::from(s.moves.clone()),
+            presence: web::Data::from(s.presence.clone()),
+            chat: web::Data::from(s.chat.clone()),
+            replays: web::Data::from(s.replays.clone()),
+            streams: web::Data::from(s.streams.clone()),
+            lobby_feed: web::Data::from(s.lobby_feed.clone()),
+            accounts: web::Data::from(s.accounts.clone()),
+            tokens: web::Data::from(s.tokens.clone()),
+            oauth: web::Data::from(s.oauth.clone()),
+            ratings: web::Data::from(s.ratings.clone()),
+            stats: web::Data::from(s.stats.clone()),
+            clubs: web::Data::from(s.clubs.clone()),
+            tournaments: web::Data::from(s.tournaments.clone()),
+            deletion: web::Data::from(s.deletion.clone()),
+            moderation: web::Data::from(s.moderation.clone()),
+            webhooks: web::Data::from(s.webhooks.clone()),
+            notifications: web::Data::from(s.notifications.clone()),
+            ops: web::Data::from(s.ops.clone()),
+            caps: web::Data::from(s.caps.clone()),
+        }
+    }
+
+    fn register(&self, cfg: &mut web::ServiceConfig) {
+        let p = self.clone();
+        cfg.app_data(p.games)
+            .app_data(p.reads)
+            .app_data(p.positions)
+            .app_data(p.history)
+            .app_data(p.invitations)
+            .app_data(p.lobby)
+            .app_data(p.moves)
+            .app_data(p.presence)
+            .app_data(p.chat)
+            .app_data(p.replays)
+            .app_data(p.streams)
+            .app_data(p.lobby_feed)
+            .app_data(p.accounts)
+            .app_data(p.tokens)
+            .app_data(p.oauth)
+            .app_data(p.ratings)
+            .app_data(p.stats)
+            .app_data(p.clubs)
+            .app_data(p.tournaments)
+            .app_data(p.deletion)
+            .app_data(p.moderation)
+            .app_data(p.webhooks)
+            .app_data(p.notifications)
+            .app_data(p.ops)
+            .app_data(p.caps);
     }
 }

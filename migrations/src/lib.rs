@@ -37,6 +37,11 @@ mod m20261127_100001_add_account_deletion;
 mod m20261127_110001_create_clubs;
 mod m20261128_100001_create_tournaments;
 mod m20261129_100001_create_pending_finishes;
+mod m20261130_100001_add_player_locale;
+mod m20261201_100001_add_inviter_indexes;
+mod m20261201_100001_create_notifications;
+mod m20261202_100001_add_chat_scope;
+mod m20261202_100002_create_oauth_codes;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -103,6 +108,11 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_110001_create_clubs::Migration),
             Box::new(m20261128_100001_create_tournaments::Migration),
             Box::new(m20261129_100001_create_pending_finishes::Migration),
+            Box::new(m20261130_100001_add_player_locale::Migration),
+            Box::new(m20261201_100001_add_inviter_indexes::Migration),
+            Box::new(m20261201_100001_create_notifications::Migration),
+            Box::new(m20261202_100001_add_chat_scope::Migration),
+            Box::new(m20261202_100002_create_oauth_codes::Migration),
         ]
     }
 }

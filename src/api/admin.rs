@@ -1,5 +1,6 @@
 //! Moderation endpoints, for admins only (403 `not_admin` for anybody else).
 
+use crate::service::moderation::Moderation;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -10,7 +11,6 @@ use super::matches::optional_body;
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
 use crate::service::models::{AuditPage, MatchResponse, ModerationResponse};
 
 /// Why, for the audit log.
@@ -42,7 +42,7 @@ macro_rules! player_action {
         #[post($path)]
         pub async fn $fn(
             req: HttpRequest,
-            service: web::Data<Service>,
+            moderation: web::Data<Moderation>,
             limits: web::Data<RateLimits>,
             me: AuthenticatedPlayer,
             name: web::Path<String>,
@@ -51,8 +51,8 @@ macro_rules! player_action {
             let body: ModerationRequest = optional_body(&body)?;
             let quota = limits.moves(&req, me.id)?;
             let done = match ($disabled, $admin) {
-                (Some(d), _) => service.set_disabled(&me, &name, d, body.reason.as_deref()).await?,
-                (None, a) => service.set_admin(&me, &name, a, body.reason.as_deref()).await?,
+                (Some(d), _) => moderation.set_disabled(&me, &name, d, body.reason.as_deref()).await?,
+                (None, a) => moderation.set_admin(&me, &name, a, body.reason.as_deref()).await?,
             };
             Ok(quota.headers(HttpResponse::Ok()).json(done))
         }
@@ -115,7 +115,7 @@ player_action!(
 #[post("/admin/matches/{id}/cancel")]
 pub async fn moderate_cancel_match(
     req: HttpRequest,
-    service: web::Data<Service>,
+    moderation: web::Data<Moderation>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -123,7 +123,7 @@ pub async fn moderate_cancel_match(
 ) -> Result<HttpResponse, ApiError> {
     let body: ModerationRequest = optional_body(&body)?;
     let quota = limits.moves(&req, me.id)?;
-    let m = service
+    let m = moderation
         .moderate_cancel_match(&me, *id, body.reason.as_deref())
         .await?;
     Ok(quota.headers(HttpResponse::Ok()).json(m))
@@ -142,10 +142,10 @@ pub async fn moderate_cancel_match(
     ))]
 #[get("/admin/audit")]
 pub async fn get_audit_log(
-    service: web::Data<Service>,
+    moderation: web::Data<Moderation>,
     me: AuthenticatedPlayer,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    Ok(HttpResponse::Ok().json(service.audit_log(&me, q.limit, q.cursor).await?))
+    Ok(HttpResponse::Ok().json(moderation.audit_log(&me, q.limit, q.cursor).await?))
 }

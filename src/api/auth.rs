@@ -1,10 +1,10 @@
+use crate::service::accounts::Accounts;
 use actix_web::{HttpRequest, HttpResponse, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
 use crate::service::models::TokenResponse;
 
 /// A name and a password.
@@ -34,11 +34,11 @@ pub struct TokenRequest {
 #[post("/auth/token")]
 pub async fn create_token(
     req: HttpRequest,
-    service: web::Data<Service>,
+    accounts: web::Data<Accounts>,
     limits: web::Data<RateLimits>,
     body: web::Json<TokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.auth(&req, Some(&body.name))?;
-    let token = service.login(&body.name, &body.password).await?;
+    let token = accounts.login(&body.name, &body.password).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(token))
 }

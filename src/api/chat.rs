@@ -1,15 +1,15 @@
 //! Match chat and players' mutes.
 
+use crate::service::chat::Chat;
 use actix_web::{HttpRequest, HttpResponse, delete, get, post, put, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
 use super::PageQuery;
-use crate::auth::{AuthenticatedPlayer, MaybePlayer};
+use crate::auth::{AuthenticatedPlayer, ChatAuthor, MaybePlayer};
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
 use crate::service::chat::{ChatMessagePage, ChatMessageResponse, MuteList};
 
 /// A message for a match's chat.
@@ -40,14 +40,14 @@ pub struct PostChatMessageRequest {
 #[post("/matches/{id}/messages")]
 pub async fn post_chat_message(
     req: HttpRequest,
-    service: web::Data<Service>,
+    chat: web::Data<Chat>,
     limits: web::Data<RateLimits>,
-    me: AuthenticatedPlayer,
+    me: ChatAuthor,
     id: web::Path<Uuid>,
     body: web::Json<PostChatMessageRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.chat(&req, me.id)?;
-    let m = service.post_chat_message(&me, *id, &body.text).await?;
+    let m = chat.post_chat_message(&me.0, *id, &body.text).await?;
     Ok(quota.headers(HttpResponse::Created()).json(m))
 }
 
@@ -55,6 +55,7 @@ pub async fn post_chat_message(
 /// of players the caller muted are left out. A deleted message keeps its place
 /// with `text` null.
 #[utoipa::path(tag = "chat", operation_id = "list_chat_messages",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id."), PageQuery),
     responses(
         (status = 200, description = "A page of messages.", body = ChatMessagePage),
@@ -65,13 +66,13 @@ pub async fn post_chat_message(
     ))]
 #[get("/matches/{id}/messages")]
 pub async fn list_chat_messages(
-    service: web::Data<Service>,
+    chat: web::Data<Chat>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = chat
         .chat_messages(caller.0.map(|p| p.id), *id, q.limit, q.cursor)
         .await?;
     Ok(HttpResponse::Ok().json(page))
@@ -93,12 +94,12 @@ pub async fn list_chat_messages(
     ))]
 #[delete("/matches/{id}/messages/{message_id}")]
 pub async fn delete_chat_message(
-    service: web::Data<Service>,
-    me: AuthenticatedPlayer,
+    chat: web::Data<Chat>,
+    me: ChatAuthor,
     path: web::Path<(Uuid, i64)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, message) = path.into_inner();
-    service.delete_chat_message(&me, id, message).await?;
+    chat.delete_chat_message(&me.0, id, message).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -112,10 +113,10 @@ pub async fn delete_chat_message(
     ))]
 #[get("/players/me/mutes")]
 pub async fn list_mutes(
-    service: web::Data<Service>,
+    chat: web::Data<Chat>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.mutes(&me).await?))
+    Ok(HttpResponse::Ok().json(chat.mutes(&me).await?))
 }
 
 /// Mutes a player in every match's chat, for you alone (muting again changes
@@ -131,11 +132,11 @@ pub async fn list_mutes(
     ))]
 #[put("/players/me/mutes/{name}")]
 pub async fn mute_player(
-    service: web::Data<Service>,
-    me: AuthenticatedPlayer,
+    chat: web::Data<Chat>,
+    me: ChatAuthor,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.mute_player(&me, &name).await?))
+    Ok(HttpResponse::Ok().json(chat.mute_player(&me.0, &name).await?))
 }
 
 /// Unmutes a player (one not muted: no change).
@@ -149,9 +150,9 @@ pub async fn mute_player(
     ))]
 #[delete("/players/me/mutes/{name}")]
 pub async fn unmute_player(
-    service: web::Data<Service>,
-    me: AuthenticatedPlayer,
+    chat: web::Data<Chat>,
+    me: ChatAuthor,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.unmute_player(&me, &name).await?))
+    Ok(HttpResponse::Ok().json(chat.unmute_player(&me.0, &name).await?))
 }

@@ -1,6 +1,7 @@
 //! Clubs: named groups with an owner, admins and members, their matches and
 //! their own leaderboards.
 
+use crate::service::clubs::Clubs;
 use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, put, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
@@ -8,8 +9,8 @@ use uuid::Uuid;
 
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
-use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
+use crate::ratelimit::{Creation, RateLimits, TooManyRequests};
+use crate::service::caps::Caps;
 use crate::service::clubs::{
     ClubChanges, ClubLeaderboard, ClubPage, ClubResponse, MemberPage, MemberResponse, MyClubs,
 };
@@ -38,20 +39,21 @@ pub struct CreateClubRequest {
         (status = 201, description = "The club.", body = ClubResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A club has that name (`club_name_taken`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A club has that name (`club_name_taken`), or you own the most clubs one account may (`too_many_clubs`, `MAX_CLUBS_OWNED`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A bad name, description or join policy.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]
 #[post("/clubs")]
 pub async fn create_club(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     body: web::Json<CreateClubRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let quota = limits.moves(&req, me.id)?;
-    let club = service
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Clubs).await?;
+    let club = clubs
         .create_club(
             &me,
             &body.name,
@@ -80,6 +82,7 @@ pub struct ListClubsQuery {
 
 /// Lists clubs, newest first.
 #[utoipa::path(tag = "clubs", operation_id = "list_clubs",
+    security((), ("bearer" = [])),
     params(ListClubsQuery),
     responses(
         (status = 200, description = "A page of clubs.", body = ClubPage),
@@ -88,12 +91,12 @@ pub struct ListClubsQuery {
     ))]
 #[get("/clubs")]
 pub async fn list_clubs(
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     caller: MaybePlayer,
     query: web::Query<ListClubsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = clubs
         .list_clubs(caller.0.map(|p| p.id), q.q.as_deref(), q.limit, q.cursor)
         .await?;
     Ok(HttpResponse::Ok().json(page))
@@ -101,6 +104,7 @@ pub async fn list_clubs(
 
 /// A club, with the caller's standing in it.
 #[utoipa::path(tag = "clubs", operation_id = "get_club",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The club id.")),
     responses(
         (status = 200, description = "The club.", body = ClubResponse),
@@ -110,11 +114,11 @@ pub async fn list_clubs(
     ))]
 #[get("/clubs/{id}")]
 pub async fn get_club(
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.get_club(caller.0.map(|p| p.id), *id).await?))
+    Ok(HttpResponse::Ok().json(clubs.get_club(caller.0.map(|p| p.id), *id).await?))
 }
 
 /// What to change of a club (fields left out stay as they are).
@@ -143,7 +147,7 @@ pub struct UpdateClubRequest {
 #[patch("/clubs/{id}")]
 pub async fn update_club(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -151,7 +155,7 @@ pub async fn update_club(
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
     let body = body.into_inner();
-    let club = service
+    let club = clubs
         .update_club(
             &me,
             *id,
@@ -181,13 +185,13 @@ pub async fn update_club(
 #[post("/clubs/{id}/join")]
 pub async fn join_club(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
-    let row = service.join_club(&me, *id).await?;
+    let row = clubs.join_club(&me, *id).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(row))
 }
 
@@ -207,13 +211,13 @@ pub async fn join_club(
 #[post("/clubs/{id}/leave")]
 pub async fn leave_club(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
-    service.remove_club_member(&me, *id, None).await?;
+    clubs.remove_club_member(&me, *id, None).await?;
     Ok(quota.headers(HttpResponse::NoContent()).finish())
 }
 
@@ -232,6 +236,7 @@ pub struct ClubMembersQuery {
 
 /// A club's members, oldest first; or its pending requests or invitations.
 #[utoipa::path(tag = "clubs", operation_id = "list_club_members",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The club id."), ClubMembersQuery),
     responses(
         (status = 200, description = "A page of members.", body = MemberPage),
@@ -242,13 +247,13 @@ pub struct ClubMembersQuery {
     ))]
 #[get("/clubs/{id}/members")]
 pub async fn list_club_members(
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
     query: web::Query<ClubMembersQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = clubs
         .club_members(
             caller.0.map(|p| p.id),
             *id,
@@ -280,20 +285,21 @@ pub struct ClubInviteRequest {
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not its owner or an admin.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such club or player.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The player is a member already.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The player is a member already, or you have the most invitations waiting for an answer one account may (`too_many_invitations`, `MAX_PENDING_INVITATIONS`).", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]
 #[post("/clubs/{id}/invitations")]
 pub async fn invite_to_club(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<ClubInviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let quota = limits.moves(&req, me.id)?;
-    let row = service.invite_to_club(&me, *id, &body.player).await?;
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Invitations).await?;
+    let row = clubs.invite_to_club(&me, *id, &body.player).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(row))
 }
 
@@ -313,14 +319,14 @@ pub async fn invite_to_club(
 #[post("/clubs/{id}/members/{name}/accept")]
 pub async fn accept_club_request(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
     let (id, name) = path.into_inner();
-    let row = service.accept_club_request(&me, id, &name).await?;
+    let row = clubs.accept_club_request(&me, id, &name).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(row))
 }
 
@@ -343,14 +349,14 @@ pub async fn accept_club_request(
 #[delete("/clubs/{id}/members/{name}")]
 pub async fn remove_club_member(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
     let (id, name) = path.into_inner();
-    service.remove_club_member(&me, id, Some(&name)).await?;
+    clubs.remove_club_member(&me, id, Some(&name)).await?;
     Ok(quota.headers(HttpResponse::NoContent()).finish())
 }
 
@@ -382,7 +388,7 @@ pub struct ClubRoleRequest {
 #[put("/clubs/{id}/members/{name}/role")]
 pub async fn set_club_role(
     req: HttpRequest,
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     path: web::Path<(Uuid, String)>,
@@ -390,7 +396,7 @@ pub async fn set_club_role(
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
     let (id, name) = path.into_inner();
-    let row = service.set_club_role(&me, id, &name, &body.role).await?;
+    let row = clubs.set_club_role(&me, id, &name, &body.role).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(row))
 }
 
@@ -403,10 +409,10 @@ pub async fn set_club_role(
     ))]
 #[get("/players/me/clubs")]
 pub async fn get_my_clubs(
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.my_clubs(&me).await?))
+    Ok(HttpResponse::Ok().json(clubs.my_clubs(&me).await?))
 }
 
 /// A club's own leaderboard for a game: its members ranked by their finished
@@ -422,9 +428,9 @@ pub async fn get_my_clubs(
     ))]
 #[get("/clubs/{id}/leaderboards/{game}")]
 pub async fn get_club_leaderboard(
-    service: web::Data<Service>,
+    clubs: web::Data<Clubs>,
     path: web::Path<(Uuid, String)>,
 ) -> Result<HttpResponse, ApiError> {
     let (id, game) = path.into_inner();
-    Ok(HttpResponse::Ok().json(service.club_leaderboard(id, &game).await?))
+    Ok(HttpResponse::Ok().json(clubs.club_leaderboard(id, &game).await?))
 }

@@ -1,5 +1,7 @@
 //! Invitations to matches: sent by a match's owner, answered by the invited.
 
+use crate::service::invitations::Invitations;
+use crate::service::lobby::Lobby;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -7,9 +9,9 @@ use uuid::Uuid;
 
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
-use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
-use crate::service::community::{InvitationList, MyInvitations};
+use crate::ratelimit::{Creation, RateLimits, TooManyRequests};
+use crate::service::caps::Caps;
+use crate::service::invitations::{InvitationList, MyInvitations};
 use crate::service::models::MatchResponse;
 
 /// More players to invite to a waiting match.
@@ -39,21 +41,22 @@ pub struct InviteRequest {
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Not the match's owner.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The match is not waiting, or an invitee already holds a seat.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not waiting, an invitee already holds a seat, or you would have more invitations waiting for an answer than one account may (`too_many_invitations`, `MAX_PENDING_INVITATIONS`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "An unknown player, yourself, a name twice, too many, or a bad expiry.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]
 #[post("/matches/{id}/invitations")]
 pub async fn invite_players(
     req: HttpRequest,
-    service: web::Data<Service>,
+    invitations: web::Data<Invitations>,
     limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<InviteRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let quota = limits.moves(&req, me.id)?;
-    let list = service
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Invitations).await?;
+    let list = invitations
         .invite_players(&me, *id, &body.players, body.expires_in)
         .await?;
     Ok(quota.headers(HttpResponse::Ok()).json(list))
@@ -62,6 +65,7 @@ pub async fn invite_players(
 /// Who was invited to the match and how each answered (for whoever may read
 /// the match).
 #[utoipa::path(tag = "invitations", operation_id = "list_invitations",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
     responses(
         (status = 200, description = "The invitations, oldest first.", body = InvitationList),
@@ -72,11 +76,15 @@ pub async fn invite_players(
     ))]
 #[get("/matches/{id}/invitations")]
 pub async fn list_invitations(
-    service: web::Data<Service>,
+    invitations: web::Data<Invitations>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.invitations_of(caller.0.map(|p| p.id), *id).await?))
+    Ok(HttpResponse::Ok().json(
+        invitations
+            .invitations_of(caller.0.map(|p| p.id), *id)
+            .await?,
+    ))
 }
 
 /// Accepting: a seat, optionally chosen.
@@ -106,7 +114,7 @@ pub struct AcceptInvitationRequest {
 #[post("/matches/{id}/invitations/accept")]
 pub async fn accept_invitation(
     req: HttpRequest,
-    service: web::Data<Service>,
+    lobby: web::Data<Lobby>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -114,7 +122,7 @@ pub async fn accept_invitation(
 ) -> Result<HttpResponse, ApiError> {
     let how: AcceptInvitationRequest = super::matches::optional_body(&body)?;
     let quota = limits.moves(&req, me.id)?;
-    let m = service.accept_invitation(&me, *id, how.seat).await?;
+    let m = lobby.accept_invitation(&me, *id, how.seat).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(m))
 }
 
@@ -135,13 +143,13 @@ pub async fn accept_invitation(
 #[post("/matches/{id}/invitations/decline")]
 pub async fn decline_invitation(
     req: HttpRequest,
-    service: web::Data<Service>,
+    invitations: web::Data<Invitations>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
-    let list = service.decline_invitation(&me, *id).await?;
+    let list = invitations.decline_invitation(&me, *id).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(list))
 }
 
@@ -155,10 +163,10 @@ pub async fn decline_invitation(
     ))]
 #[get("/players/me/invitations")]
 pub async fn get_my_invitations(
-    service: web::Data<Service>,
+    invitations: web::Data<Invitations>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.my_invitations(&me).await?))
+    Ok(HttpResponse::Ok().json(invitations.my_invitations(&me).await?))
 }
 
 /// "Play again": the first seated player of a finished match to ask creates a
@@ -177,20 +185,21 @@ pub async fn get_my_invitations(
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "You did not play in this match (`not_seated`).", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "The match is not finished, the rematch is full or started, or you declined it.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not finished, the rematch is full or started, or you declined it; or making it would pass a cap of yours (`too_many_waiting_matches`, `too_many_invitations`).", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "Your invitation to the rematch expired.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]
 #[post("/matches/{id}/rematch")]
 pub async fn rematch(
     req: HttpRequest,
-    service: web::Data<Service>,
+    lobby: web::Data<Lobby>,
     limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    let quota = limits.moves(&req, me.id)?;
-    let (m, created) = service.rematch(&me, *id).await?;
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Matches).await?;
+    let (m, created) = lobby.rematch(&me, *id).await?;
     Ok(if created {
         quota
             .headers(HttpResponse::Created())

@@ -1,15 +1,15 @@
 use actix_web::{HttpResponse, get, web};
 
 use crate::errors::{ApiError, Problem};
-use crate::service::Service;
+use crate::service::games::Games;
 use crate::service::models::GameResponse;
 
 /// The game catalogue.
 #[utoipa::path(tag = "games", operation_id = "list_games",
     responses((status = 200, description = "Every hosted game.", body = Vec<GameResponse>)))]
 #[get("/games")]
-pub async fn list_games(service: web::Data<Service>) -> HttpResponse {
-    HttpResponse::Ok().json(service.catalogue())
+pub async fn list_games(games: web::Data<Games>) -> HttpResponse {
+    HttpResponse::Ok().json(games.catalogue())
 }
 
 /// One game of the catalogue.
@@ -21,10 +21,10 @@ pub async fn list_games(service: web::Data<Service>) -> HttpResponse {
     ))]
 #[get("/games/{game}")]
 pub async fn get_game(
-    service: web::Data<Service>,
+    games: web::Data<Games>,
     game: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    service
+    games
         .catalogue()
         .into_iter()
         .find(|g| g.id == *game)

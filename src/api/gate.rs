@@ -60,6 +60,14 @@ pub async fn gate<B: MessageBody>(
         );
         return Ok(refuse(req, e));
     }
+    // OAuth's own endpoints take no bearer credential of ours: a client may
+    // send HTTP Basic client authentication, which is not ours to refuse.
+    if req.path().starts_with("/oauth/") {
+        return next
+            .call(req)
+            .await
+            .map(ServiceResponse::map_into_left_body);
+    }
     match checked_credential(req.request()).await {
         Ok(checked) => {
             req.extensions_mut().insert(checked);
@@ -100,6 +108,7 @@ async fn read_body(req: &mut ServiceRequest) -> Result<Bytes, ApiError> {
                 "malformed_json",
                 format!("The request body could not be read: {e}."),
             )
+            .arg("reason", e.to_string())
         })?;
         if body.len() + chunk.len() > MAX_BODY {
             return Err(too_large());
@@ -114,6 +123,7 @@ fn control_characters(what: &str) -> ApiError {
         "invalid_characters",
         format!("The {what} holds a control character (such as NUL); no request text may."),
     )
+    .arg("part", what)
 }
 
 /// The headers of the API whose text the server reads (the first two reach the

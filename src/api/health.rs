@@ -1,9 +1,9 @@
+use crate::service::ops::Ops;
 use actix_web::{HttpResponse, get, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::errors::ApiError;
-use crate::service::Service;
 
 #[derive(Serialize, ToSchema)]
 pub struct Health {
@@ -29,8 +29,8 @@ pub async fn healthz() -> HttpResponse {
             content_type = "application/problem+json"),
     ))]
 #[get("/readyz")]
-pub async fn readyz(service: web::Data<Service>) -> Result<HttpResponse, ApiError> {
-    if service.ready().await {
+pub async fn readyz(ops: web::Data<Ops>) -> Result<HttpResponse, ApiError> {
+    if ops.ready().await {
         Ok(HttpResponse::Ok().json(Health {
             status: "ok".into(),
         }))
@@ -51,8 +51,8 @@ pub async fn readyz(service: web::Data<Service>) -> Result<HttpResponse, ApiErro
             content_type = "application/problem+json"),
     ))]
 #[get("/metrics")]
-pub async fn metrics(service: web::Data<Service>) -> Result<HttpResponse, ApiError> {
-    let text = service.render_metrics().await?;
+pub async fn metrics(ops: web::Data<Ops>) -> Result<HttpResponse, ApiError> {
+    let text = ops.render_metrics().await?;
     Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(text))

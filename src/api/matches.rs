@@ -1,3 +1,6 @@
+use crate::service::lobby::Lobby;
+use crate::service::reads::Reads;
+use crate::service::streams::Streams;
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
@@ -7,9 +10,12 @@ use uuid::Uuid;
 
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
-use crate::ratelimit::{Granted, RateLimits, TooManyRequests};
+use crate::ratelimit::{Creation, Granted, RateLimits, TooManyRequests};
+use crate::service::caps::Caps;
+use crate::service::lobby::{CreateMatch, JoinMatch};
 use crate::service::models::{MatchPage, MatchResponse};
-use crate::service::{CreateMatch, JoinMatch, ListMatches, Service};
+use crate::service::presence::Presence;
+use crate::service::reads::ListMatches;
 
 /// A new match; the creator takes seat 0.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -78,16 +84,22 @@ fn default_true() -> bool {
         (status = 201, description = "The match, waiting for players.", body = MatchResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "You own the most matches waiting for players one account may (`too_many_waiting_matches`, `MAX_WAITING_MATCHES`; a match that starts at once does not count), or the invitations would pass your cap (`too_many_invitations`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unknown game, bad seat count, options, position, visibility or invitations.", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
     ))]
 #[post("/matches")]
 pub async fn create_match(
-    service: web::Data<Service>,
+    req: HttpRequest,
+    lobby: web::Data<Lobby>,
+    limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     body: web::Json<CreateMatchRequest>,
 ) -> Result<HttpResponse, ApiError> {
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Matches).await?;
     let body = body.into_inner();
-    let m = service
+    let m = lobby
         .create_match(
             &me,
             CreateMatch {
@@ -105,7 +117,8 @@ pub async fn create_match(
             },
         )
         .await?;
-    Ok(HttpResponse::Created()
+    Ok(quota
+        .headers(HttpResponse::Created())
         .insert_header(("Location", format!("/api/v1/matches/{}", m.id)))
         .json(m))
 }
@@ -132,6 +145,7 @@ pub struct ListMatchesQuery {
 /// Lists matches, newest first: the public ones, and the caller's own unlisted
 /// and private ones (those it owns or holds a seat in).
 #[utoipa::path(tag = "matches", operation_id = "list_matches",
+    security((), ("bearer" = [])),
     params(ListMatchesQuery),
     responses(
         (status = 200, description = "A page of matches.", body = MatchPage),
@@ -140,12 +154,12 @@ pub struct ListMatchesQuery {
     ))]
 #[get("/matches")]
 pub async fn list_matches(
-    service: web::Data<Service>,
+    reads: web::Data<Reads>,
     caller: MaybePlayer,
     query: web::Query<ListMatchesQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = reads
         .list_matches(ListMatches {
             game: q.game,
             player: q.player,
@@ -184,6 +198,7 @@ const MAX_WAIT: u64 = 60;
 /// that sends it back in `If-None-Match` gets `304 Not Modified` without a body
 /// while nothing it would see has changed.
 #[utoipa::path(tag = "matches", operation_id = "get_match",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id."), GetMatchQuery,
         ("If-None-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer (or several, comma-separated): `304` while the match reads the same to the caller.")),
     responses(
@@ -199,7 +214,8 @@ const MAX_WAIT: u64 = 60;
 #[get("/matches/{id}")]
 pub async fn get_match(
     req: HttpRequest,
-    service: web::Data<Service>,
+    reads: web::Data<Reads>,
+    streams: web::Data<Streams>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
     query: web::Query<GetMatchQuery>,
@@ -207,29 +223,30 @@ pub async fn get_match(
     let q = query.into_inner();
     match (q.after_version, q.wait) {
         (None, Some(_)) => {
-            return Err(ApiError::bad_request(
-                "invalid_wait",
-                "wait goes with after_version.",
-            ));
+            return Err(
+                ApiError::bad_request("invalid_wait", "wait goes with after_version.")
+                    .arg("max", MAX_WAIT),
+            );
         }
         (_, Some(w)) if !(1..=MAX_WAIT).contains(&w) => {
             return Err(ApiError::bad_request(
                 "invalid_wait",
                 format!("wait is 1 to {MAX_WAIT} seconds."),
-            ));
+            )
+            .arg("max", MAX_WAIT));
         }
         (Some(v), w) => {
             // Nobody waits on a match they may not read: the wait itself would
             // tell that it exists.
-            service
+            reads
                 .check_match_visible(caller.0.as_ref().map(|p| p.id), *id)
                 .await?;
             let wait = std::time::Duration::from_secs(w.unwrap_or(30));
-            service.wait_for_version(*id, v, wait).await?;
+            streams.wait_for_version(*id, v, wait).await?;
         }
         (None, None) => {}
     }
-    let m = service.get_match(caller.0.map(|p| p.id), *id).await?;
+    let m = reads.get_match(caller.0.map(|p| p.id), *id).await?;
     let body = serde_json::to_vec(&m).map_err(ApiError::internal)?;
     let tag = etag_of(&body);
     // The answer depends on who asks: no shared cache may hand one caller's
@@ -298,27 +315,27 @@ pub struct AddBotRequest {
     ))]
 #[post("/matches/{id}/bots")]
 pub async fn add_bot(
-    service: web::Data<Service>,
+    lobby: web::Data<Lobby>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<AddBotRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.add_bot(&me, *id, &body.kind).await?))
+    Ok(HttpResponse::Ok().json(lobby.add_bot(&me, *id, &body.kind).await?))
 }
 
 /// A lifecycle operation. `rate_limited` ones count against the caller's move
 /// allowance (resigning and returning are moves of a kind).
 macro_rules! lifecycle {
-    ($name:ident, $path:literal, $op:literal, $summary:literal, $call:ident) => {
-        lifecycle!(@op $name, $path, $op, $summary, $call,
+    ($name:ident, $path:literal, $op:literal, $summary:literal, $part:ident.$call:ident) => {
+        lifecycle!(@op $name, $path, $op, $summary, $part, $call,
             |_: &RateLimits, _: &HttpRequest, _: &AuthenticatedPlayer| Ok(Granted::default()));
     };
-    ($name:ident, $path:literal, $op:literal, $summary:literal, $call:ident, rate_limited) => {
-        lifecycle!(@op $name, $path, $op, $summary, $call,
+    ($name:ident, $path:literal, $op:literal, $summary:literal, $part:ident.$call:ident, rate_limited) => {
+        lifecycle!(@op $name, $path, $op, $summary, $part, $call,
             |limits: &RateLimits, req: &HttpRequest, me: &AuthenticatedPlayer| limits.moves(req, me.id),
             TooManyRequests);
     };
-    (@op $name:ident, $path:literal, $op:literal, $summary:literal, $call:ident, $limit:expr $(, $limited:ty)?) => {
+    (@op $name:ident, $path:literal, $op:literal, $summary:literal, $part:ident, $call:ident, $limit:expr $(, $limited:ty)?) => {
         #[doc = $summary]
         #[utoipa::path(tag = "matches", operation_id = $op,
             security(("bearer" = [])),
@@ -335,14 +352,14 @@ macro_rules! lifecycle {
         #[post($path)]
         pub async fn $name(
             req: HttpRequest,
-            service: web::Data<Service>,
+            part: web::Data<$part>,
             limits: web::Data<RateLimits>,
             me: AuthenticatedPlayer,
             id: web::Path<Uuid>,
         ) -> Result<HttpResponse, ApiError> {
             let check: fn(&RateLimits, &HttpRequest, &AuthenticatedPlayer) -> Result<Granted, ApiError> = $limit;
             let quota = check(&limits, &req, &me)?;
-            Ok(quota.headers(HttpResponse::Ok()).json(service.$call(&me, *id).await?))
+            Ok(quota.headers(HttpResponse::Ok()).json(part.$call(&me, *id).await?))
         }
     };
 }
@@ -386,11 +403,13 @@ pub(super) fn optional_body<T: Default + serde::de::DeserializeOwned>(
                 "invalid_body",
                 format!("The request body does not have the expected fields: {e}."),
             )
+            .arg("reason", e.to_string())
         } else {
             ApiError::bad_request(
                 "malformed_json",
                 format!("The request body is not valid JSON: {e}."),
             )
+            .arg("reason", e.to_string())
         }
     })
 }
@@ -415,7 +434,7 @@ pub(super) fn optional_body<T: Default + serde::de::DeserializeOwned>(
 #[post("/matches/{id}/join")]
 pub async fn join_match(
     req: HttpRequest,
-    service: web::Data<Service>,
+    lobby: web::Data<Lobby>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -423,7 +442,7 @@ pub async fn join_match(
 ) -> Result<HttpResponse, ApiError> {
     let how: JoinMatchRequest = optional_body(&body)?;
     let quota = limits.moves(&req, me.id)?;
-    let m = service
+    let m = lobby
         .join_match(
             &me,
             *id,
@@ -453,7 +472,7 @@ pub async fn join_match(
 #[post("/matches/join")]
 pub async fn join_match_by_code(
     req: HttpRequest,
-    service: web::Data<Service>,
+    lobby: web::Data<Lobby>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     body: web::Json<JoinByCodeRequest>,
@@ -461,9 +480,7 @@ pub async fn join_match_by_code(
     // Counted before the look-up: codes are guessed at a move's pace at most.
     let quota = limits.moves(&req, me.id)?;
     let body = body.into_inner();
-    let m = service
-        .join_match_by_code(&me, &body.code, body.seat)
-        .await?;
+    let m = lobby.join_match_by_code(&me, &body.code, body.seat).await?;
     Ok(quota.headers(HttpResponse::Ok()).json(m))
 }
 lifecycle!(
@@ -471,28 +488,28 @@ lifecycle!(
     "/matches/{id}/start",
     "start_match",
     "Starts a waiting match with the players seated (owner only; at least the minimum).",
-    start_match
+    Lobby.start_match
 );
 lifecycle!(
     leave_match,
     "/matches/{id}/leave",
     "leave_match",
     "Gives up one's seat before the start; the next player becomes owner; the last one out aborts it.",
-    leave_match
+    Lobby.leave_match
 );
 lifecycle!(
     cancel_match,
     "/matches/{id}/cancel",
     "cancel_match",
     "Aborts a waiting match (owner only).",
-    cancel_match
+    Lobby.cancel_match
 );
 lifecycle!(
     resign_match,
     "/matches/{id}/resign",
     "resign_match",
     "Forfeits your seat: it plays null moves to the end and ranks last, whatever its score; when fewer than two seats are left in play the match ends at once.",
-    resign,
+    Presence.resign,
     rate_limited
 );
 lifecycle!(
@@ -500,6 +517,6 @@ lifecycle!(
     "/matches/{id}/return",
     "return_to_match",
     "Ends your absence (a bot stood in after you let a deadline pass): your own deadlines apply again. Moving does the same.",
-    return_to_match,
+    Presence.return_to_match,
     rate_limited
 );

@@ -12,7 +12,10 @@ pub mod head;
 mod health;
 mod matches;
 mod moves;
+mod notifications;
+pub mod oauth;
 mod players;
+mod preferences;
 mod ratings;
 pub mod replays;
 mod stats;
@@ -40,6 +43,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(matches::get_match)
                 .service(players::create_player)
                 .service(players::get_me)
+                .service(preferences::update_me)
                 .service(players::get_my_turns)
                 .service(community::get_my_invitations)
                 .service(chat::list_mutes)
@@ -51,10 +55,21 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(tokens::create_api_token)
                 .service(tokens::list_api_tokens)
                 .service(tokens::revoke_api_token)
+                .service(oauth::get_oauth_authorization)
+                .service(oauth::answer_oauth_authorization)
                 .service(webhooks::create_webhook)
                 .service(webhooks::list_webhooks)
                 .service(webhooks::delete_webhook)
                 .service(webhooks::list_webhook_deliveries)
+                .service(notifications::get_my_notifications)
+                .service(notifications::update_my_notifications)
+                .service(notifications::set_my_email)
+                .service(notifications::delete_my_email)
+                .service(notifications::confirm_email)
+                .service(notifications::request_password_reset)
+                .service(notifications::reset_password)
+                .service(notifications::get_unsubscribe)
+                .service(notifications::unsubscribe)
                 .service(players::get_player)
                 .service(ratings::get_player_ratings)
                 .service(ratings::get_leaderboard)
@@ -106,9 +121,11 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(clubs::get_club_leaderboard)
                 .service(streams::create_stream_ticket)
                 .service(streams::get_my_events)
+                .service(streams::get_lobby_events)
                 .service(moves::list_moves)
                 .service(moves::list_events)
                 .service(moves::list_rounds)
+                .service(moves::get_position)
                 .service(admin::disable_player)
                 .service(admin::enable_player)
                 .service(admin::grant_admin)
@@ -135,4 +152,26 @@ pub struct PageQuery {
     pub limit: Option<u64>,
     /// The `next_cursor` of the previous page.
     pub cursor: Option<String>,
+}
+
+/// Takes a token from the player's (and the address's) bucket for a creation.
+/// An admin is never refused: whether the player is one is asked only when a
+/// bucket is empty, so an ordinary creation costs no extra read.
+pub(crate) async fn creation_quota(
+    limits: &crate::ratelimit::RateLimits,
+    caps: &crate::service::caps::Caps,
+    req: &actix_web::HttpRequest,
+    me: &crate::auth::AuthenticatedPlayer,
+    kind: crate::ratelimit::Creation,
+) -> Result<crate::ratelimit::Granted, crate::errors::ApiError> {
+    match limits.creations(req, kind, me.id) {
+        Err(refused) => {
+            if caps.exempt(me.id).await? {
+                Ok(crate::ratelimit::Granted::default())
+            } else {
+                Err(refused)
+            }
+        }
+        granted => granted,
+    }
 }

@@ -1,3 +1,7 @@
+use crate::service::history::History;
+use crate::service::moves::Moves;
+use crate::service::positions::Positions;
+use crate::service::streams::Streams;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use serde_json::Value;
@@ -5,12 +9,12 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 
 use super::PageQuery;
-use super::streams::{last_event_id, sse, stream_auth, wants_stream};
+use super::streams::{EventNames, last_event_id, sse, stream_auth, wants_stream};
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::models::{EventPage, MovePage, MoveReceipt, RoundPage};
-use crate::service::{Service, SubmitMove};
+use crate::service::models::{EventPage, MovePage, MoveReceipt, PositionResponse, RoundPage};
+use crate::service::moves::SubmitMove;
 
 /// A move for the current step.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -49,7 +53,7 @@ pub struct SubmitMoveRequest {
 #[post("/matches/{id}/moves")]
 pub async fn submit_move(
     req: HttpRequest,
-    service: web::Data<Service>,
+    moves: web::Data<Moves>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -70,7 +74,7 @@ pub async fn submit_move(
         ),
         None => None,
     };
-    let done = service
+    let done = moves
         .submit_move(
             &me,
             *id,
@@ -90,6 +94,7 @@ pub async fn submit_move(
 
 /// The match's moves, oldest first; a move still sealed to the caller shows only its public part.
 #[utoipa::path(tag = "moves", operation_id = "list_moves",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id."), PageQuery),
     responses(
         (status = 200, description = "A page of moves.", body = MovePage),
@@ -100,13 +105,13 @@ pub async fn submit_move(
     ))]
 #[get("/matches/{id}/moves")]
 pub async fn list_moves(
-    service: web::Data<Service>,
+    history: web::Data<History>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = history
         .list_moves(caller.0.map(|p| p.id), *id, q.limit, q.cursor)
         .await?;
     Ok(HttpResponse::Ok().json(page))
@@ -129,6 +134,10 @@ pub struct EventsQuery {
     /// it (`data` null when the caller owes nothing), so a bot needs no read
     /// after an event. Only for a seated caller.
     pub prompt: Option<bool>,
+    /// Streams: how frames are named (`kind` by default; `message`: every frame
+    /// under the one name, its kind inside).
+    #[param(inline)]
+    pub event_names: Option<EventNames>,
 }
 
 /// The match's events the caller may see (public ones, plus the caller's own
@@ -152,7 +161,14 @@ pub struct EventsQuery {
 /// events. Their `id:` is `<event id>.<message id>`, which `Last-Event-ID`
 /// takes as well; they take no event id and leave the match's `version` alone.
 /// The messages of players the caller muted are left out.
+///
+/// Frames are named by their kind, so an EventSource listens to each kind it
+/// wants. With `event_names=message` every frame is `event: message` (what
+/// `onmessage` gets) and its `data` is `{"event": <the kind>, "data": <the
+/// kind's data>}`: one listener gets everything, `prompt` and
+/// `credential_ended` included; the `id:` lines are the same.
 #[utoipa::path(tag = "moves", operation_id = "list_events",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id."), EventsQuery,
         ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this event id.")),
     responses(
@@ -166,7 +182,8 @@ pub struct EventsQuery {
     ))]
 #[get("/matches/{id}/events")]
 pub async fn list_events(
-    service: web::Data<Service>,
+    streams: web::Data<Streams>,
+    history: web::Data<History>,
     req: HttpRequest,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
@@ -174,9 +191,9 @@ pub async fn list_events(
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     if wants_stream(&req) {
-        let auth = stream_auth(&service, caller, q.ticket.as_deref()).await?;
-        let service = service.into_inner();
-        let rx = service
+        let auth = stream_auth(&streams, caller, q.ticket.as_deref()).await?;
+        let streams = streams.into_inner();
+        let rx = streams
             .match_stream(
                 auth,
                 *id,
@@ -184,17 +201,45 @@ pub async fn list_events(
                 q.prompt.unwrap_or(false),
             )
             .await?;
-        return Ok(sse(rx));
+        return Ok(sse(rx, q.event_names.unwrap_or_default()));
     }
-    let caller = stream_auth(&service, caller, q.ticket.as_deref())
+    let caller = stream_auth(&streams, caller, q.ticket.as_deref())
         .await?
         .player();
-    let page = service.list_events(caller, *id, q.limit, q.cursor).await?;
+    let page = history.list_events(caller, *id, q.limit, q.cursor).await?;
     Ok(HttpResponse::Ok().json(page))
+}
+
+/// The match as it stood at a step, for the caller as viewer: 0 is the start,
+/// and the position at a step comes after every move of the steps before it.
+///
+/// A seat sees what it saw then (its own secrets, nobody else's), everybody else
+/// what a spectator saw; once the match is over, `state` gives the whole position
+/// to everybody who may read the match. The current step is the position now.
+#[utoipa::path(tag = "moves", operation_id = "get_position",
+    params(("id" = Uuid, Path, description = "The match id."),
+        ("step" = i64, Path, description = "The step, from 0 (the start) to the match's step now.")),
+    security((), ("bearer" = [])),
+    responses(
+        (status = 200, description = "The position.", body = PositionResponse),
+        (status = 400, description = "The id is not a UUID or the step not a number.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "A token was sent but is not valid.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "The match is played without spectators (`spectators_not_allowed`).", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match (or a private one the caller is not part of), or no such step yet (`position_not_found`).", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/matches/{id}/positions/{step}")]
+pub async fn get_position(
+    positions: web::Data<Positions>,
+    caller: MaybePlayer,
+    path: web::Path<(Uuid, i64)>,
+) -> Result<HttpResponse, ApiError> {
+    let (id, step) = path.into_inner();
+    Ok(HttpResponse::Ok().json(positions.position(caller.0.map(|p| p.id), id, step).await?))
 }
 
 /// Every resolved round: cards as revealed, stakes, choices, outcome, totals and every coin change.
 #[utoipa::path(tag = "moves", operation_id = "list_rounds",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
     responses(
         (status = 200, description = "The rounds (always one page).", body = RoundPage),
@@ -205,9 +250,9 @@ pub async fn list_events(
     ))]
 #[get("/matches/{id}/rounds")]
 pub async fn list_rounds(
-    service: web::Data<Service>,
+    history: web::Data<History>,
     caller: MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.list_rounds(caller.0.map(|p| p.id), *id).await?))
+    Ok(HttpResponse::Ok().json(history.list_rounds(caller.0.map(|p| p.id), *id).await?))
 }

@@ -1,3 +1,6 @@
+use crate::service::accounts::Accounts;
+use crate::service::deletion::Deletion;
+use crate::service::reads::Reads;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -5,7 +8,6 @@ use utoipa::ToSchema;
 use crate::auth::{AuthenticatedPlayer, PasswordSession};
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
 use crate::service::models::{PlayerResponse, TokenResponse};
 
 /// A new account.
@@ -36,12 +38,12 @@ pub struct CreatePlayerRequest {
 #[post("/players")]
 pub async fn create_player(
     req: HttpRequest,
-    service: web::Data<Service>,
+    accounts: web::Data<Accounts>,
     limits: web::Data<RateLimits>,
     body: web::Json<CreatePlayerRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.auth(&req, None)?;
-    let p = service.register(&body.name, &body.password).await?;
+    let p = accounts.register(&body.name, &body.password).await?;
     Ok(quota
         .headers(HttpResponse::Created())
         .insert_header(("Location", format!("/api/v1/players/{}", p.name)))
@@ -84,13 +86,13 @@ pub struct ChangePasswordRequest {
 #[post("/players/me/password")]
 pub async fn change_password(
     req: HttpRequest,
-    service: web::Data<Service>,
+    accounts: web::Data<Accounts>,
     limits: web::Data<RateLimits>,
     me: PasswordSession,
     body: web::Json<ChangePasswordRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.auth(&req, Some(&me.name))?;
-    let token = service
+    let token = accounts
         .change_password(
             &me,
             &body.current_password,
@@ -134,29 +136,29 @@ pub struct DeleteAccountRequest {
 #[post("/players/me/delete")]
 pub async fn delete_account(
     req: HttpRequest,
-    service: web::Data<Service>,
+    deletion: web::Data<Deletion>,
     limits: web::Data<RateLimits>,
     me: PasswordSession,
     body: web::Json<DeleteAccountRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.auth(&req, Some(&me.name))?;
-    service.delete_account(&me, &body.password).await?;
+    deletion.delete_account(&me, &body.password).await?;
     Ok(quota.headers(HttpResponse::NoContent()).finish())
 }
 
-/// The authenticated player's profile.
+/// The authenticated player's profile, with their settings (`locale`).
 #[utoipa::path(tag = "players", operation_id = "get_me",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "Your profile.", body = PlayerResponse),
+        (status = 200, description = "Your profile.", body = crate::service::models::MyProfileResponse),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/players/me")]
 pub async fn get_me(
-    service: web::Data<Service>,
+    accounts: web::Data<Accounts>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.player_by_id(me.id).await?))
+    Ok(HttpResponse::Ok().json(accounts.my_profile(me.id).await?))
 }
 
 /// A player's public profile.
@@ -168,10 +170,10 @@ pub async fn get_me(
     ))]
 #[get("/players/{name}")]
 pub async fn get_player(
-    service: web::Data<Service>,
+    accounts: web::Data<Accounts>,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.player_by_name(&name).await?))
+    Ok(HttpResponse::Ok().json(accounts.player_by_name(&name).await?))
 }
 
 /// Every active match where you owe a move: soonest deadline first, then the
@@ -184,8 +186,8 @@ pub async fn get_player(
     ))]
 #[get("/players/me/turns")]
 pub async fn get_my_turns(
-    service: web::Data<Service>,
+    reads: web::Data<Reads>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.my_turns(&me).await?))
+    Ok(HttpResponse::Ok().json(reads.my_turns(&me).await?))
 }

@@ -1,9 +1,9 @@
+use crate::service::ratings::Ratings;
 use actix_web::{HttpResponse, get, web};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::errors::{ApiError, Problem};
-use crate::service::Service;
 use crate::service::models::{LeaderboardPage, RatingsPage};
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -29,12 +29,12 @@ pub struct LeaderboardQuery {
     ))]
 #[get("/leaderboards/{game}")]
 pub async fn get_leaderboard(
-    service: web::Data<Service>,
+    ratings: web::Data<Ratings>,
     game: web::Path<String>,
     query: web::Query<LeaderboardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = ratings
         .leaderboard(&game, q.min_games, q.limit, q.cursor)
         .await?;
     Ok(HttpResponse::Ok().json(page))
@@ -63,12 +63,12 @@ pub struct RatingsQuery {
     ))]
 #[get("/players/{name}/ratings")]
 pub async fn get_player_ratings(
-    service: web::Data<Service>,
+    ratings: web::Data<Ratings>,
     name: web::Path<String>,
     query: web::Query<RatingsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = ratings
         .player_ratings(&name, q.game, q.limit, q.cursor)
         .await?;
     Ok(HttpResponse::Ok().json(page))

@@ -1,9 +1,9 @@
+use crate::service::replay::Replays;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use uuid::Uuid;
 
 use crate::errors::{ApiError, Problem};
 use crate::ratelimit::{RateLimits, TooManyRequests};
-use crate::service::Service;
 use crate::service::replay::{MAX_BUNDLE_MOVES, ReplayBundle, VerifyReport};
 
 /// The largest bundle accepted for verification.
@@ -11,6 +11,7 @@ pub const MAX_BUNDLE_BYTES: usize = 1024 * 1024;
 
 /// A self-contained replay bundle of the match; complete once it is over.
 #[utoipa::path(tag = "replays", operation_id = "export_match",
+    security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id.")),
     responses(
         (status = 200, description = "The bundle.", body = ReplayBundle),
@@ -21,11 +22,11 @@ pub const MAX_BUNDLE_BYTES: usize = 1024 * 1024;
     ))]
 #[get("/matches/{id}/export")]
 pub async fn export_match(
-    service: web::Data<Service>,
+    replays: web::Data<Replays>,
     caller: crate::auth::MaybePlayer,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.export_match(caller.0.map(|p| p.id), *id).await?))
+    Ok(HttpResponse::Ok().json(replays.export_match(caller.0.map(|p| p.id), *id).await?))
 }
 
 /// Replays a bundle with the engines and reports whether the seed matches its
@@ -43,7 +44,7 @@ pub async fn export_match(
 #[post("/replays/verify")]
 pub async fn verify_replay(
     req: HttpRequest,
-    service: web::Data<Service>,
+    replays: web::Data<Replays>,
     limits: web::Data<RateLimits>,
     body: web::Json<ReplayBundle>,
 ) -> Result<HttpResponse, ApiError> {
@@ -52,11 +53,12 @@ pub async fn verify_replay(
         return Err(ApiError::unprocessable(
             "bundle_too_large",
             format!("A bundle holds at most {MAX_BUNDLE_MOVES} moves."),
-        ));
+        )
+        .arg("max", MAX_BUNDLE_MOVES));
     }
     let bundle = body.into_inner();
-    let service = service.clone();
-    let report = web::block(move || service.verify_bundle(&bundle))
+    let replays = replays.clone();
+    let report = web::block(move || replays.verify_bundle(&bundle))
         .await
         .map_err(ApiError::internal)?;
     Ok(quota.headers(HttpResponse::Ok()).json(report))

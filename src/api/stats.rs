@@ -1,3 +1,4 @@
+use crate::service::stats::Stats;
 use actix_web::{HttpResponse, get, web};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -5,7 +6,7 @@ use utoipa::IntoParams;
 
 use crate::errors::{ApiError, Problem};
 use crate::service::models::{GameStatsResponse, PlayerStatsResponse};
-use crate::service::{GameStatsQuery, Service};
+use crate::service::stats::GameStatsQuery;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -27,13 +28,13 @@ pub struct PlayerStatsParams {
     ))]
 #[get("/players/{name}/stats")]
 pub async fn get_player_stats(
-    service: web::Data<Service>,
+    stats: web::Data<Stats>,
     name: web::Path<String>,
     query: web::Query<PlayerStatsParams>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let include = include_positions(q.include.as_deref())?;
-    Ok(HttpResponse::Ok().json(service.player_stats(&name, q.game, include).await?))
+    Ok(HttpResponse::Ok().json(stats.player_stats(&name, q.game, include).await?))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -60,13 +61,13 @@ pub struct GameStatsParams {
     ))]
 #[get("/games/{game}/stats")]
 pub async fn get_game_stats(
-    service: web::Data<Service>,
+    stats: web::Data<Stats>,
     game: web::Path<String>,
     query: web::Query<GameStatsParams>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     let include = include_positions(q.include.as_deref())?;
-    let stats = service
+    let stats = stats
         .game_stats(
             &game,
             GameStatsQuery {

@@ -1,17 +1,19 @@
 //! Event streams (Server-Sent Events) and the tickets browsers open them with.
 
+use crate::service::streams::Streams;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use futures_util::stream;
 use serde::Deserialize;
 use tokio::sync::mpsc;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::{AuthenticatedPlayer, MaybePlayer};
 use crate::errors::{ApiError, Problem};
+use crate::service::streams::lobby::{LobbyEventPage, LobbyFeed};
 use crate::service::streams::{PlayerEventPage, StreamTicketResponse};
-use crate::service::{Service, StreamAuth, StreamFrame};
+use crate::service::streams::{StreamAuth, StreamFrame};
 
 /// Whether the client asked for an event stream rather than a JSON page.
 pub fn wants_stream(req: &HttpRequest) -> bool {
@@ -33,34 +35,62 @@ pub fn last_event_id(req: &HttpRequest) -> Option<String> {
 /// Who opens a stream: a bearer token, or a ticket for clients that cannot send
 /// headers. A token that is present but invalid was already refused.
 pub async fn stream_auth(
-    service: &Service,
+    streams: &Streams,
     caller: MaybePlayer,
     ticket: Option<&str>,
 ) -> Result<StreamAuth, ApiError> {
     match (caller.0, ticket) {
         (Some(p), _) => Ok(StreamAuth::Player((&p).into())),
-        (None, Some(t)) => Ok(StreamAuth::Player(service.redeem_stream_ticket(t).await?)),
+        (None, Some(t)) => Ok(StreamAuth::Player(streams.redeem_stream_ticket(t).await?)),
         (None, None) => Ok(StreamAuth::Anonymous),
     }
 }
 
-fn frame_bytes(frame: StreamFrame) -> Bytes {
+/// What a stream's frames are named (`event:`): EventSource calls a listener
+/// per name, so a client that wants everything would have to know every kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EventNames {
+    /// Each frame is named by its kind (`event: player_joined`), its `data`
+    /// the kind's.
+    #[default]
+    Kind,
+    /// Every frame is `event: message` (what EventSource's `onmessage` gets)
+    /// and its `data` is `{"event": <the kind>, "data": <the kind's data>}`.
+    Message,
+}
+
+/// The one name every frame carries with `event_names=message`.
+pub const MESSAGE: &str = "message";
+
+fn named(names: EventNames, kind: &str, data: &str) -> String {
+    match names {
+        EventNames::Kind => format!("event: {kind}\ndata: {data}\n\n"),
+        // `data` is always a JSON document, so it goes into the envelope as is.
+        EventNames::Message => format!(
+            "event: {MESSAGE}\ndata: {{\"event\":{},\"data\":{data}}}\n\n",
+            serde_json::Value::from(kind)
+        ),
+    }
+}
+
+fn frame_bytes(frame: StreamFrame, names: EventNames) -> Bytes {
     Bytes::from(match frame {
         StreamFrame::Event { id, kind, data } => {
-            format!("id: {id}\nevent: {kind}\ndata: {data}\n\n")
+            format!("id: {id}\n{}", named(names, &kind, &data))
         }
         StreamFrame::Retry(ms) => format!("retry: {ms}\n\n"),
         StreamFrame::KeepAlive => ": keepalive\n\n".to_owned(),
-        StreamFrame::Unpositioned { kind, data } => format!("event: {kind}\ndata: {data}\n\n"),
+        StreamFrame::Unpositioned { kind, data } => named(names, kind, &data),
     })
 }
 
 /// The HTTP answer that carries a stream's frames until either side ends it.
-pub fn sse(rx: mpsc::Receiver<StreamFrame>) -> HttpResponse {
-    let body = stream::unfold(rx, |mut rx| async move {
+pub fn sse(rx: mpsc::Receiver<StreamFrame>, names: EventNames) -> HttpResponse {
+    let body = stream::unfold(rx, move |mut rx| async move {
         rx.recv()
             .await
-            .map(|f| (Ok::<_, actix_web::Error>(frame_bytes(f)), rx))
+            .map(|f| (Ok::<_, actix_web::Error>(frame_bytes(f, names)), rx))
     });
     HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
@@ -79,10 +109,10 @@ pub fn sse(rx: mpsc::Receiver<StreamFrame>) -> HttpResponse {
     ))]
 #[post("/stream-tickets")]
 pub async fn create_stream_ticket(
-    service: web::Data<Service>,
+    streams: web::Data<Streams>,
     me: AuthenticatedPlayer,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Created().json(service.issue_stream_ticket(&me).await?))
+    Ok(HttpResponse::Created().json(streams.issue_stream_ticket(&me).await?))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -96,6 +126,10 @@ pub struct PlayerEventsQuery {
     pub cursor: Option<String>,
     /// A ticket from `POST /stream-tickets`, instead of an Authorization header.
     pub ticket: Option<String>,
+    /// Streams: how frames are named (`kind` by default; `message`: every frame
+    /// under the one name, its kind inside).
+    #[param(inline)]
+    pub event_names: Option<EventNames>,
 }
 
 /// Every event of every match you hold a seat in (public ones and your seat's).
@@ -106,7 +140,9 @@ pub struct PlayerEventsQuery {
 /// the credential that opened it (directly or through its ticket) does:
 /// revoked, expired, or issued before a password change; its last event is then
 /// `event: credential_ended`, `data` `{"reason", "detail"}`, with no `id:`.
-/// Otherwise a JSON page, oldest first.
+/// With `event_names=message` every frame is `event: message` and its `data`
+/// `{"event": <the kind>, "data": <the kind's data>}`, for a client that
+/// listens to one name. Otherwise a JSON page, oldest first.
 #[utoipa::path(tag = "events", operation_id = "get_my_events",
     security(("bearer" = [])),
     params(PlayerEventsQuery,
@@ -120,13 +156,13 @@ pub struct PlayerEventsQuery {
     ))]
 #[get("/players/me/events")]
 pub async fn get_my_events(
-    service: web::Data<Service>,
+    streams: web::Data<Streams>,
     req: HttpRequest,
     caller: MaybePlayer,
     query: web::Query<PlayerEventsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let player = match stream_auth(&service, caller, q.ticket.as_deref()).await? {
+    let player = match stream_auth(&streams, caller, q.ticket.as_deref()).await? {
         StreamAuth::Player(p) => p,
         StreamAuth::Anonymous => {
             return Err(ApiError::unauthorized(
@@ -136,15 +172,69 @@ pub async fn get_my_events(
         }
     };
     if wants_stream(&req) {
-        let service = service.into_inner();
-        let rx = service
+        let streams = streams.into_inner();
+        let rx = streams
             .player_stream(player, last_event_id(&req).as_deref())
             .await?;
-        return Ok(sse(rx));
+        return Ok(sse(rx, q.event_names.unwrap_or_default()));
     }
     Ok(HttpResponse::Ok().json(
-        service
+        streams
             .player_events_page(player.player, q.limit, q.cursor)
             .await?,
     ))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct LobbyEventsQuery {
+    /// JSON pages only: items per page, 1 to 200 (default 50).
+    #[param(minimum = 1, maximum = 200, default = 50)]
+    pub limit: Option<u64>,
+    /// JSON pages only: the `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Streams: how frames are named (`kind` by default; `message`: every frame
+    /// under the one name, its kind inside).
+    #[param(inline)]
+    pub event_names: Option<EventNames>,
+}
+
+/// The lobby: public matches gaining or losing a player, starting and being
+/// cancelled, the same for everybody.
+///
+/// With `Accept: text/event-stream`, a Server-Sent Events stream: from now, or
+/// after the `Last-Event-ID` a reconnecting client sends (every `id:` is a
+/// position `tx.id`), with a `: keepalive` comment every 15 s. Each frame is
+/// named by its kind (`player_joined`, `player_left`, `match_started`,
+/// `match_aborted`; with `event_names=message` all are `event: message`, data
+/// `{"event", "data"}`), and its data carries the match as the list of
+/// matches shows it when it is sent: a client keeps its open matches by
+/// `match.id`, those `waiting` in, the others out. A match appears with its
+/// first player (one created with `join: false` and nobody seated shows in
+/// `GET /matches?status=waiting` only). Otherwise a JSON page, oldest first.
+#[utoipa::path(tag = "matches", operation_id = "get_lobby_events",
+    params(LobbyEventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "Streams: resume after this position.")),
+    responses(
+        (status = 200, description = "A page of the lobby's changes, or the stream of them.", content(
+            (LobbyEventPage = "application/json"),
+            (String = "text/event-stream"))),
+        (status = 400, description = "A bad limit, cursor or Last-Event-ID.", body = Problem, content_type = "application/problem+json"),
+    ))]
+#[get("/lobby/events")]
+pub async fn get_lobby_events(
+    lobby: web::Data<LobbyFeed>,
+    req: HttpRequest,
+    query: web::Query<LobbyEventsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let q = query.into_inner();
+    if wants_stream(&req) {
+        let rx = lobby
+            .into_inner()
+            .stream(last_event_id(&req).as_deref())
+            .await?;
+        return Ok(sse(rx, q.event_names.unwrap_or_default()));
+    }
+    Ok(HttpResponse::Ok().json(lobby.page(q.limit, q.cursor).await?))
 }

@@ -1,3 +1,4 @@
+use crate::service::tokens::Tokens;
 use actix_web::{HttpResponse, delete, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -8,7 +9,7 @@ use super::PageQuery;
 use crate::auth::{PasswordSession, Scope};
 use crate::errors::{ApiError, Problem};
 use crate::service::models::{ApiTokenPage, CreatedApiToken};
-use crate::service::{NewApiToken, Service};
+use crate::service::tokens::NewApiToken;
 
 /// A new API token for a bot or another program.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -39,12 +40,12 @@ pub struct CreateApiTokenRequest {
     ))]
 #[post("/players/me/tokens")]
 pub async fn create_api_token(
-    service: web::Data<Service>,
+    tokens: web::Data<Tokens>,
     me: PasswordSession,
     body: web::Json<CreateApiTokenRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let created = service
+    let created = tokens
         .create_api_token(
             &me,
             NewApiToken {
@@ -74,12 +75,12 @@ pub async fn create_api_token(
     ))]
 #[get("/players/me/tokens")]
 pub async fn list_api_tokens(
-    service: web::Data<Service>,
+    tokens: web::Data<Tokens>,
     me: PasswordSession,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    Ok(HttpResponse::Ok().json(service.list_api_tokens(&me, q.limit, q.cursor).await?))
+    Ok(HttpResponse::Ok().json(tokens.list_api_tokens(&me, q.limit, q.cursor).await?))
 }
 
 /// Revokes one of your API tokens: it is refused from the next request on.
@@ -95,10 +96,10 @@ pub async fn list_api_tokens(
     ))]
 #[delete("/players/me/tokens/{id}")]
 pub async fn revoke_api_token(
-    service: web::Data<Service>,
+    tokens: web::Data<Tokens>,
     me: PasswordSession,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    service.revoke_api_token(&me, *id).await?;
+    tokens.revoke_api_token(&me, *id).await?;
     Ok(HttpResponse::NoContent().finish())
 }

@@ -1,5 +1,6 @@
 //! Tournaments: round robin and Swiss, their rounds started by the server.
 
+use crate::service::tournaments::Tournaments;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use chrono::{DateTime, Utc};
 use serde::Deserialize;
@@ -9,9 +10,10 @@ use uuid::Uuid;
 
 use crate::auth::AuthenticatedPlayer;
 use crate::errors::{ApiError, Problem};
-use crate::ratelimit::{RateLimits, TooManyRequests};
+use crate::ratelimit::{Creation, RateLimits, TooManyRequests};
+use crate::service::caps::Caps;
+use crate::service::tournaments::CreateTournament;
 use crate::service::tournaments::{TournamentPage, TournamentResponse};
-use crate::service::{CreateTournament, Service};
 
 /// A new tournament.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -68,20 +70,22 @@ fn default_true() -> bool {
         (status = 201, description = "The tournament, taking entries.", body = TournamentResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "You have the most tournaments of your own registering or running one account may (`too_many_tournaments`, `MAX_OPEN_TOURNAMENTS`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Unknown game; bad name, format, table size, rounds, options, max_players, starts_at or round_interval.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]
 #[post("/tournaments")]
 pub async fn create_tournament(
     req: HttpRequest,
-    service: web::Data<Service>,
+    tournaments: web::Data<Tournaments>,
     limits: web::Data<RateLimits>,
+    caps: web::Data<Caps>,
     me: AuthenticatedPlayer,
     body: web::Json<CreateTournamentRequest>,
 ) -> Result<HttpResponse, ApiError> {
-    let quota = limits.moves(&req, me.id)?;
+    let quota = super::creation_quota(&limits, &caps, &req, &me, Creation::Tournaments).await?;
     let b = body.into_inner();
-    let t = service
+    let t = tournaments
         .create_tournament(
             &me,
             CreateTournament {
@@ -128,11 +132,11 @@ pub struct ListTournamentsQuery {
     ))]
 #[get("/tournaments")]
 pub async fn list_tournaments(
-    service: web::Data<Service>,
+    tournaments: web::Data<Tournaments>,
     query: web::Query<ListTournamentsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    let page = service
+    let page = tournaments
         .list_tournaments(
             q.game.as_deref(),
             q.status.as_deref(),
@@ -154,10 +158,10 @@ pub async fn list_tournaments(
     ))]
 #[get("/tournaments/{id}")]
 pub async fn get_tournament(
-    service: web::Data<Service>,
+    tournaments: web::Data<Tournaments>,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(service.get_tournament(*id).await?))
+    Ok(HttpResponse::Ok().json(tournaments.get_tournament(*id).await?))
 }
 
 /// Bots to enter.
@@ -191,14 +195,14 @@ pub struct AddTournamentBotsRequest {
 #[post("/tournaments/{id}/bots")]
 pub async fn add_tournament_bots(
     req: HttpRequest,
-    service: web::Data<Service>,
+    tournaments: web::Data<Tournaments>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
     body: web::Json<AddTournamentBotsRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let quota = limits.moves(&req, me.id)?;
-    let t = service
+    let t = tournaments
         .add_tournament_bots(&me, *id, &body.kind, body.count.unwrap_or(1))
         .await?;
     Ok(quota.headers(HttpResponse::Ok()).json(t))
@@ -224,13 +228,13 @@ macro_rules! action {
         #[post($path)]
         pub async fn $name(
             req: HttpRequest,
-            service: web::Data<Service>,
+            tournaments: web::Data<Tournaments>,
             limits: web::Data<RateLimits>,
             me: AuthenticatedPlayer,
             id: web::Path<Uuid>,
         ) -> Result<HttpResponse, ApiError> {
             let quota = limits.moves(&req, me.id)?;
-            let t = service.$call(&me, *id).await?;
+            let t = tournaments.$call(&me, *id).await?;
             Ok(quota.headers(HttpResponse::Ok()).json(t))
         }
     };

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::errors::ApiError;
 
-/// One embedded file: its name under `/app/`, content type and bytes.
+/// One embedded file: its path under `/app/`, content type and bytes.
 struct Asset {
     name: &'static str,
     content_type: &'static str,
@@ -26,7 +26,20 @@ macro_rules! assets {
     };
 }
 
+/// The message catalogues, served as `/app/locales/<lang>/<file>`: the same
+/// files the server formats problems from (`crate::i18n`), read where they are.
+macro_rules! catalogues {
+    ($($lang:literal),*) => {
+        [$(
+            (concat!("locales/", $lang, "/app.ftl"), FTL, include_bytes!(concat!("../../web/locales/", $lang, "/app.ftl")).as_slice()),
+            (concat!("locales/", $lang, "/games.ftl"), FTL, include_bytes!(concat!("../../web/locales/", $lang, "/games.ftl")).as_slice()),
+        )*]
+    };
+}
+
 const JS: &str = "text/javascript; charset=utf-8";
+/// Fluent has no registered media type; its files are UTF-8 text.
+const FTL: &str = "text/plain; charset=utf-8";
 
 /// Every file of `web/app/`; a file missing here is not served.
 static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
@@ -37,10 +50,12 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         "api.js" => JS,
         "ui.js" => JS,
         "account.js" => JS,
+        "notify.js" => JS,
         "lobby.js" => JS,
         "clubs.js" => JS,
         "tournaments.js" => JS,
         "admin.js" => JS,
+        "oauth.js" => JS,
         "options.js" => JS,
         "match.js" => JS,
         "controls.js" => JS,
@@ -51,8 +66,20 @@ static ASSETS: LazyLock<Vec<Asset>> = LazyLock::new(|| {
         "replay.js" => JS,
         "dashboard.js" => JS,
         "charts.js" => JS,
+        "i18n.js" => JS,
+        "rules.js" => JS,
+        "terms.js" => JS,
+        "vendor/fluent-bundle/index.js" => JS,
+        "vendor/fluent-bundle/bundle.js" => JS,
+        "vendor/fluent-bundle/builtins.js" => JS,
+        "vendor/fluent-bundle/memoizer.js" => JS,
+        "vendor/fluent-bundle/resolver.js" => JS,
+        "vendor/fluent-bundle/resource.js" => JS,
+        "vendor/fluent-bundle/scope.js" => JS,
+        "vendor/fluent-bundle/types.js" => JS,
     ]
     .into_iter()
+    .chain(catalogues!["en", "cs", "et"])
     .map(|(name, content_type, body)| Asset {
         name,
         content_type,
@@ -121,11 +148,37 @@ pub async fn index(req: HttpRequest) -> HttpResponse {
     res
 }
 
-/// `GET /app/{name}`: a script, the style sheet or an icon.
+/// The page as the OAuth consent page (`GET /oauth/authorize`): never framed
+/// (X-Frame-Options besides the CSP's `frame-ancestors`, for older browsers),
+/// never cached, and its address (which holds the request's `state`) sent as
+/// a referrer nowhere.
+pub fn consent_page(req: &HttpRequest, status: actix_web::http::StatusCode) -> HttpResponse {
+    let mut res = answer(req, &INDEX);
+    if res.status().is_success() {
+        *res.status_mut() = status;
+    }
+    let headers = res.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    res
+}
+
+/// `GET /app/{name}`: a script, the style sheet, an icon or a catalogue.
 pub async fn asset(req: HttpRequest, name: web::Path<String>) -> Result<HttpResponse, ApiError> {
     ASSETS
         .iter()
         .find(|a| a.name == name.as_str())
         .map(|a| answer(&req, a))
-        .ok_or_else(|| ApiError::not_found("not_found", format!("There is no file /app/{name}.")))
+        .ok_or_else(|| {
+            ApiError::not_found("not_found", format!("There is no file /app/{name}."))
+                .arg("path", format!("/app/{name}"))
+        })
 }

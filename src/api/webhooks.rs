@@ -1,3 +1,4 @@
+use crate::service::webhooks::Webhooks;
 use actix_web::{HttpResponse, delete, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -6,7 +7,6 @@ use uuid::Uuid;
 use super::PageQuery;
 use crate::auth::PasswordSession;
 use crate::errors::{ApiError, Problem};
-use crate::service::Service;
 use crate::service::webhooks::{CreatedWebhook, DeliveryPage, WebhookPage};
 
 /// A new webhook: where to post which of your events.
@@ -47,12 +47,12 @@ pub struct CreateWebhookRequest {
     ))]
 #[post("/players/me/webhooks")]
 pub async fn create_webhook(
-    service: web::Data<Service>,
+    webhooks: web::Data<Webhooks>,
     me: PasswordSession,
     body: web::Json<CreateWebhookRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let body = body.into_inner();
-    let created = service.create_webhook(&me, &body.url, body.events).await?;
+    let created = webhooks.create_webhook(&me, &body.url, body.events).await?;
     Ok(HttpResponse::Created()
         .insert_header((
             "Location",
@@ -73,12 +73,12 @@ pub async fn create_webhook(
     ))]
 #[get("/players/me/webhooks")]
 pub async fn list_webhooks(
-    service: web::Data<Service>,
+    webhooks: web::Data<Webhooks>,
     me: PasswordSession,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
-    Ok(HttpResponse::Ok().json(service.list_webhooks(&me, q.limit, q.cursor).await?))
+    Ok(HttpResponse::Ok().json(webhooks.list_webhooks(&me, q.limit, q.cursor).await?))
 }
 
 /// Deletes one of your webhooks with its pending deliveries and its log.
@@ -94,11 +94,11 @@ pub async fn list_webhooks(
     ))]
 #[delete("/players/me/webhooks/{id}")]
 pub async fn delete_webhook(
-    service: web::Data<Service>,
+    webhooks: web::Data<Webhooks>,
     me: PasswordSession,
     id: web::Path<Uuid>,
 ) -> Result<HttpResponse, ApiError> {
-    service.delete_webhook(&me, *id).await?;
+    webhooks.delete_webhook(&me, *id).await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -117,14 +117,14 @@ pub async fn delete_webhook(
     ))]
 #[get("/players/me/webhooks/{id}/deliveries")]
 pub async fn list_webhook_deliveries(
-    service: web::Data<Service>,
+    webhooks: web::Data<Webhooks>,
     me: PasswordSession,
     id: web::Path<Uuid>,
     query: web::Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let q = query.into_inner();
     Ok(HttpResponse::Ok().json(
-        service
+        webhooks
             .list_webhook_deliveries(&me, *id, q.limit, q.cursor)
             .await?,
     ))

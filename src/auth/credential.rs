@@ -18,6 +18,11 @@ pub enum Scope {
     Play,
     /// GET and HEAD requests only.
     Read,
+    /// Writing in a match's chat, deleting one's own messages, muting and
+    /// unmuting players: speaking in the player's name to other people, which a
+    /// person may want to keep from a program that plays for them. Does not
+    /// imply `read`.
+    Chat,
 }
 
 impl Scope {
@@ -25,7 +30,21 @@ impl Scope {
         match self {
             Scope::Play => "play",
             Scope::Read => "read",
+            Scope::Chat => "chat",
         }
+    }
+
+    /// Every scope, in the order they are listed and stored.
+    pub const ALL: [Scope; 3] = [Scope::Play, Scope::Read, Scope::Chat];
+
+    /// The scope a word of OAuth's `scope` names.
+    pub fn from_word(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.word() == word)
+    }
+
+    /// The word of OAuth's `scope` and of the stored form.
+    pub fn as_str(self) -> &'static str {
+        self.word()
     }
 }
 
@@ -34,6 +53,7 @@ impl Scope {
 pub struct Scopes {
     play: bool,
     read: bool,
+    chat: bool,
 }
 
 impl Scopes {
@@ -41,6 +61,7 @@ impl Scopes {
         Self {
             play: list.contains(&Scope::Play),
             read: list.contains(&Scope::Read),
+            chat: list.contains(&Scope::Chat),
         }
     }
 
@@ -48,10 +69,11 @@ impl Scopes {
     pub fn parse(stored: &str) -> Self {
         let mut s = Self::default();
         for word in stored.split_whitespace() {
-            match word {
-                "play" => s.play = true,
-                "read" => s.read = true,
-                _ => {}
+            match Scope::from_word(word) {
+                Some(Scope::Play) => s.play = true,
+                Some(Scope::Read) => s.read = true,
+                Some(Scope::Chat) => s.chat = true,
+                None => {}
             }
         }
         s
@@ -59,10 +81,14 @@ impl Scopes {
 
     /// The scopes as granted (not as implied), in a fixed order.
     pub fn list(&self) -> Vec<Scope> {
-        [(self.play, Scope::Play), (self.read, Scope::Read)]
-            .into_iter()
-            .filter_map(|(has, s)| has.then_some(s))
-            .collect()
+        [
+            (self.play, Scope::Play),
+            (self.read, Scope::Read),
+            (self.chat, Scope::Chat),
+        ]
+        .into_iter()
+        .filter_map(|(has, s)| has.then_some(s))
+        .collect()
     }
 
     pub fn stored(&self) -> String {
@@ -74,7 +100,7 @@ impl Scopes {
     }
 
     pub fn is_empty(&self) -> bool {
-        !self.play && !self.read
+        !self.play && !self.read && !self.chat
     }
 
     /// GET and HEAD need `read` (or `play`, which implies it); every other
@@ -85,6 +111,11 @@ impl Scopes {
         } else {
             self.play
         }
+    }
+
+    /// Whether the player may speak: write in chats, mute and unmute.
+    pub fn chat(&self) -> bool {
+        self.chat
     }
 }
 
@@ -115,6 +146,14 @@ impl Credential {
     pub fn permits(&self, method: &Method) -> bool {
         match self {
             Credential::ApiToken { scopes, .. } => scopes.permit(method),
+            Credential::Password { .. } | Credential::Server => true,
+        }
+    }
+
+    /// Whether the credential may speak for the player (the `chat` scope).
+    pub fn may_chat(&self) -> bool {
+        match self {
+            Credential::ApiToken { scopes, .. } => scopes.chat(),
             Credential::Password { .. } | Credential::Server => true,
         }
     }
@@ -178,6 +217,25 @@ mod tests {
         assert_eq!(both.stored(), "play read");
         assert_eq!(Scopes::parse(&both.stored()), both);
         assert!(Scopes::parse("admin everything").is_empty());
+        let all = Scopes::from_list(&Scope::ALL);
+        assert_eq!(all.stored(), "play read chat");
+        assert_eq!(Scopes::parse("chat read play"), all);
+    }
+
+    #[test]
+    fn chat_is_a_scope_of_its_own_that_play_does_not_carry() {
+        let play = Credential::ApiToken {
+            id: Uuid::nil(),
+            scopes: Scopes::from_list(&[Scope::Play]),
+            expires_at: None,
+        };
+        let chat = Credential::ApiToken {
+            id: Uuid::nil(),
+            scopes: Scopes::from_list(&[Scope::Chat]),
+            expires_at: None,
+        };
+        assert!(!play.may_chat() && chat.may_chat());
+        assert!(!chat.permits(&Method::GET) && !chat.permits(&Method::POST));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::Credential;
 use crate::errors::ApiError;
-use crate::service::Service;
+use crate::service::accounts::Accounts;
 
 /// A request made with a valid bearer credential: a password-issued JWT or an
 /// API token. The extractor refuses (403 `insufficient_scope`) an API token whose
@@ -53,6 +53,20 @@ impl Deref for PasswordSession {
     }
 }
 
+/// A request that speaks for the player (chat, mutes): a password session, or
+/// an API token with the `chat` scope whatever the method (403
+/// `insufficient_scope` without it). `play` does not carry it: a person may let
+/// a program play for them without letting it talk to other people.
+#[derive(Debug, Clone)]
+pub struct ChatAuthor(pub AuthenticatedPlayer);
+
+impl Deref for ChatAuthor {
+    type Target = AuthenticatedPlayer;
+    fn deref(&self) -> &AuthenticatedPlayer {
+        &self.0
+    }
+}
+
 /// The bearer credential of the request, if it has an Authorization header.
 fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
@@ -71,6 +85,7 @@ fn bearer(req: &HttpRequest) -> Result<Option<String>, ApiError> {
                 "invalid_token",
                 "The Authorization header is not `Bearer <token>`.",
             )
+            .arg("reason", "header")
         })?;
     Ok(Some(token))
 }
@@ -93,11 +108,11 @@ async fn authenticate(req: &HttpRequest) -> Result<Option<AuthenticatedPlayer>, 
     let Some(token) = bearer(req)? else {
         return Ok(None);
     };
-    let service = req
-        .app_data::<web::Data<Service>>()
+    let accounts = req
+        .app_data::<web::Data<Accounts>>()
         .cloned()
         .ok_or_else(|| ApiError::internal("service missing from app data"))?;
-    service.authenticate(&token).await.map(Some)
+    Ok(Some(accounts.authenticate(&token).await?))
 }
 
 /// The credential's player, if its scopes cover the request's method.
@@ -109,7 +124,7 @@ async fn authenticate_scoped(req: HttpRequest) -> Result<Option<AuthenticatedPla
     {
         return Err(ApiError::forbidden(
             "insufficient_scope",
-            "This API token has only the `read` scope; any request but GET needs `play`.",
+            "This API token lacks the `play` scope, which any request but GET needs.",
         ));
     }
     Ok(player)
@@ -144,6 +159,21 @@ impl FromRequest for MaybePlayer {
     }
 }
 
+/// The request's player whatever the method, if its credential passes `may`
+/// (checked instead of the method's scope); else the refusal.
+async fn requiring(
+    req: &HttpRequest,
+    may: fn(&Credential) -> bool,
+    refusal: fn() -> ApiError,
+) -> Result<AuthenticatedPlayer, ApiError> {
+    let player = required(authenticate(req).await?)?;
+    if may(&player.credential) {
+        Ok(player)
+    } else {
+        Err(refusal())
+    }
+}
+
 impl FromRequest for PasswordSession {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
@@ -151,15 +181,35 @@ impl FromRequest for PasswordSession {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let req = req.clone();
         Box::pin(async move {
-            // Checked before the scope: a password session may do anything.
-            let player = required(authenticate(&req).await?)?;
-            if !player.credential.is_password() {
-                return Err(ApiError::forbidden(
+            // Checked instead of the scope: a password session may do anything.
+            requiring(&req, Credential::is_password, || {
+                ApiError::forbidden(
                     "password_session_required",
                     "This needs a token from POST /api/v1/auth/token (a name and password), not an API token.",
-                ));
-            }
-            Ok(PasswordSession(player))
+                )
+            })
+            .await
+            .map(PasswordSession)
+        })
+    }
+}
+
+impl FromRequest for ChatAuthor {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            requiring(&req, Credential::may_chat, || {
+                ApiError::forbidden(
+                    "insufficient_scope",
+                    "This API token lacks the `chat` scope, which writing in a chat and muting need.",
+                )
+                .arg("scope", "chat")
+            })
+            .await
+            .map(ChatAuthor)
         })
     }
 }

@@ -7,6 +7,8 @@ mod jwt;
 mod password;
 
 pub use credential::{API_TOKEN_PREFIX, Credential, Scope, Scopes, api_token_hash, new_api_token};
-pub use extract::{AuthenticatedPlayer, Checked, MaybePlayer, PasswordSession, checked_credential};
+pub use extract::{
+    AuthenticatedPlayer, ChatAuthor, Checked, MaybePlayer, PasswordSession, checked_credential,
+};
 pub use jwt::{Claims, IssuedToken, JwtKeys};
 pub use password::{HashError, PasswordPool};

@@ -35,6 +35,10 @@ pub struct RateLimits {
     moves_per_min: u32,
     moves_per_min_per_address: u32,
     chat_per_min: u32,
+    matches_per_min: u32,
+    invitations_per_min: u32,
+    clubs_per_min: u32,
+    tournaments_per_min: u32,
     trusted_proxies: Vec<Network>,
     clock: Arc<dyn Clock>,
 }
@@ -47,7 +51,7 @@ pub struct RateLimits {
     content_type = "application/problem+json",
     headers(
         ("RateLimit" = String, description = "The limit as it stands (IETF RateLimit header fields): `\"<policy>\";r=<requests left: 0>;t=<seconds until the allowance is whole again>`."),
-        ("RateLimit-Policy" = String, description = "The limit's policy: `\"<policy>\";q=<requests a minute, and in a burst>;w=60`; policies are `auth`, `moves`, `chat` and `verify`."),
+        ("RateLimit-Policy" = String, description = "The limit's policy: `\"<policy>\";q=<requests a minute, and in a burst>;w=60`; policies are `auth`, `moves`, `chat`, `verify`, and for what a player creates `matches`, `invitations`, `clubs` and `tournaments`."),
         ("RateLimit-Limit" = u32, description = "Requests allowed per minute (and in a burst)."),
         ("RateLimit-Remaining" = u32, description = "Requests left now: 0."),
         ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."),
@@ -55,6 +59,31 @@ pub struct RateLimits {
     )
 )]
 pub struct TooManyRequests(#[allow(dead_code)] Problem);
+
+/// What a creation limit counts; each kind has a bucket of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Creation {
+    /// New matches and rematches (`matches`).
+    Matches,
+    /// Requests that invite players to a match or a club (`invitations`).
+    Invitations,
+    /// New clubs (`clubs`).
+    Clubs,
+    /// New tournaments (`tournaments`).
+    Tournaments,
+}
+
+impl Creation {
+    /// The policy's name in the RateLimit header fields.
+    pub fn policy(self) -> &'static str {
+        match self {
+            Creation::Matches => "matches",
+            Creation::Invitations => "invitations",
+            Creation::Clubs => "clubs",
+            Creation::Tournaments => "tournaments",
+        }
+    }
+}
 
 /// The answer's rate-limit headers; nothing when the limit is off.
 #[derive(Debug, Clone, Copy, Default)]
@@ -103,6 +132,10 @@ impl RateLimits {
             moves_per_min: settings.rate_limit_moves_per_min,
             moves_per_min_per_address: settings.rate_limit_moves_per_min_per_address,
             chat_per_min: settings.rate_limit_chat_per_min,
+            matches_per_min: settings.rate_limit_matches_per_min,
+            invitations_per_min: settings.rate_limit_invitations_per_min,
+            clubs_per_min: settings.rate_limit_clubs_per_min,
+            tournaments_per_min: settings.rate_limit_tournaments_per_min,
             trusted_proxies: settings.trusted_proxies.clone(),
             clock,
         }
@@ -162,6 +195,36 @@ impl RateLimits {
         self.check(&keys, "chat", "chat messages")
     }
 
+    /// Creating what others read (matches, rematches, clubs, tournaments) and
+    /// sending invitations: per player, and per address with five times the
+    /// allowance (a household or a classroom behind one address). The caller
+    /// exempts admins (see `api::creation_quota`).
+    pub fn creations(
+        &self,
+        req: &HttpRequest,
+        kind: Creation,
+        player: Uuid,
+    ) -> Result<Granted, ApiError> {
+        let per_min = match kind {
+            Creation::Matches => self.matches_per_min,
+            Creation::Invitations => self.invitations_per_min,
+            Creation::Clubs => self.clubs_per_min,
+            Creation::Tournaments => self.tournaments_per_min,
+        };
+        let policy = kind.policy();
+        let keys = [
+            (Key::PlayerFor(policy, player), per_min),
+            (self.address(policy, req), per_min.saturating_mul(5)),
+        ];
+        let what = match kind {
+            Creation::Matches => "new matches",
+            Creation::Invitations => "invitations",
+            Creation::Clubs => "new clubs",
+            Creation::Tournaments => "new tournaments",
+        };
+        self.check(&keys, policy, what)
+    }
+
     /// Replay verification: per address.
     pub fn verify(&self, req: &HttpRequest) -> Result<Granted, ApiError> {
         let keys = [(self.address("verify", req), VERIFY_PER_MINUTE)];
@@ -187,7 +250,9 @@ impl RateLimits {
                         q.limit
                     ),
                 )
-                .retry_after(u32::try_from(wait).unwrap_or(u32::MAX));
+                .retry_after(u32::try_from(wait).unwrap_or(u32::MAX))
+                .arg("limit", q.limit)
+                .arg("wait", wait);
                 for (name, value) in quota_headers(&q, policy) {
                     e = e.with_header(name, value);
                 }

@@ -9,25 +9,53 @@
 //! where a match's stream puts it among the events. The server never writes
 //! into a chat itself, so nothing sealed can reach it.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
+use sea_orm::DatabaseConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::lifecycle::not_found;
-use super::models::PlayerRef;
-use super::{Service, with_retry};
 use crate::auth::AuthenticatedPlayer;
-use crate::errors::ApiError;
+use crate::service::accounts::Accounts;
+use crate::service::clock::Clock;
+use crate::service::error::{Error, Result};
+use crate::service::hub::Hub;
+use crate::service::lifecycle::not_found;
+use crate::service::models::PlayerRef;
+use crate::service::options::{CHAT_EVERYONE, CHAT_OFF};
+use crate::service::tx::transaction;
+use crate::service::visibility::Policy;
 use crate::store;
 use crate::store::entities::{match_messages, match_seats, matches};
 
-/// Seated players (and the owner) write; whoever may read the match reads.
-pub const CHAT_PLAYERS: &str = "players";
-/// Signed-in spectators write too.
-pub const CHAT_EVERYONE: &str = "everyone";
-/// No chat.
-pub const CHAT_OFF: &str = "off";
+/// Match chat and mutes.
+pub struct Chat {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+    hub: Arc<Hub>,
+    policy: Arc<Policy>,
+    accounts: Arc<Accounts>,
+}
+
+impl Chat {
+    pub fn new(
+        db: DatabaseConnection,
+        clock: Arc<dyn Clock>,
+        hub: Arc<Hub>,
+        policy: Arc<Policy>,
+        accounts: Arc<Accounts>,
+    ) -> Self {
+        Self {
+            db,
+            clock,
+            hub,
+            policy,
+            accounts,
+        }
+    }
+}
 
 /// The longest message, in characters, after trimming.
 pub const MAX_MESSAGE_CHARS: usize = 500;
@@ -40,18 +68,6 @@ pub const DELETED: &str = "deleted";
 /// The stream's event kinds for the chat.
 pub const CHAT_MESSAGE_EVENT: &str = "chat_message";
 pub const CHAT_DELETED_EVENT: &str = "chat_message_deleted";
-
-/// Checks a new match's `chat` option.
-pub(super) fn chat_mode_of(chat: Option<&str>) -> Result<String, ApiError> {
-    match chat {
-        None => Ok(CHAT_PLAYERS.to_owned()),
-        Some(c) if [CHAT_PLAYERS, CHAT_EVERYONE, CHAT_OFF].contains(&c) => Ok(c.to_owned()),
-        Some(_) => Err(ApiError::unprocessable(
-            "invalid_chat",
-            "chat is \"players\", \"everyone\" or \"off\".",
-        )),
-    }
-}
 
 /// A message as read: its text is gone once deleted (who deleted it, and when,
 /// are kept).
@@ -101,28 +117,30 @@ pub struct MuteList {
 
 /// A message's text, trimmed: 1 to 500 characters, no control characters
 /// (line breaks neither: a chat line is one line).
-fn checked_text(text: &str) -> Result<String, ApiError> {
+fn checked_text(text: &str) -> Result<String, Error> {
     let text = text.trim();
     let n = text.chars().count();
     if n == 0 || n > MAX_MESSAGE_CHARS {
-        return Err(ApiError::unprocessable(
+        return Err(Error::unprocessable(
             "invalid_chat_message",
             format!(
                 "A message is 1 to {MAX_MESSAGE_CHARS} characters (spaces around it not counted)."
             ),
-        ));
+        )
+        .arg("max", MAX_MESSAGE_CHARS));
     }
     if text.chars().any(char::is_control) {
-        return Err(ApiError::unprocessable(
+        return Err(Error::unprocessable(
             "invalid_chat_message",
             "A message holds no control characters (line breaks among them).",
-        ));
+        )
+        .arg("max", MAX_MESSAGE_CHARS));
     }
     Ok(text.to_owned())
 }
 
-fn chat_message_not_found() -> ApiError {
-    ApiError::not_found("chat_message_not_found", "This match has no such message.")
+fn chat_message_not_found() -> Error {
+    Error::not_found("chat_message_not_found", "This match has no such message.")
 }
 
 /// Who may delete any message of a match's chat besides the server's admins
@@ -131,19 +149,19 @@ pub(super) fn may_moderate_chat(m: &matches::Model, caller: Uuid) -> bool {
     m.owner_id == Some(caller)
 }
 
-impl Service {
+impl Chat {
     /// Whether `me` may write in `m`'s chat (read access already checked).
     fn may_write_chat(
         m: &matches::Model,
         seats: &[match_seats::Model],
         me: Uuid,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), Error> {
         let member = m.owner_id == Some(me) || seats.iter().any(|s| s.player_id == me);
         match m.chat.as_str() {
-            CHAT_OFF => Err(ApiError::forbidden("chat_off", "This match has no chat.")),
+            CHAT_OFF => Err(Error::forbidden("chat_off", "This match has no chat.")),
             CHAT_EVERYONE => Ok(()),
             _ if member => Ok(()),
-            _ => Err(ApiError::forbidden(
+            _ => Err(Error::forbidden(
                 "chat_players_only",
                 "Only the match's players write in its chat.",
             )),
@@ -156,34 +174,34 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         text: &str,
-    ) -> Result<ChatMessageResponse, ApiError> {
+    ) -> Result<ChatMessageResponse, Error> {
         let text = checked_text(text)?;
-        let row = with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
-            let seats = store::seats_of(&tx, id).await?;
-            self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+        let row = transaction!(&self.db, |tx| {
+            let m = store::matches::lock_match(tx, id)
+                .await?
+                .ok_or_else(not_found)?;
+            let seats = store::matches::seats_of(tx, id).await?;
+            self.policy.access(tx, &m, &seats, Some(me.id)).await?;
             Self::may_write_chat(&m, &seats, me.id)?;
             let row = match_messages::Model {
                 match_id: id,
-                seq: store::last_chat_seq(&tx, id).await? + 1,
+                seq: store::chat::last_chat_seq(tx, id).await? + 1,
                 kind: MESSAGE.into(),
                 author_id: me.id,
                 text: Some(text.clone()),
                 target_seq: None,
-                after_event: store::last_event_id(&tx, id).await?,
+                after_event: store::chat::last_event_id(tx, id).await?,
                 created_at: self.clock.now(),
                 deleted_at: None,
                 deleted_by: None,
             };
-            store::insert_chat_row(&tx, row.clone()).await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(row)
+            store::chat::insert_chat_row(tx, row.clone()).await?;
+            Ok::<_, Error>(row)
         })?;
         self.hub.changed(id);
         let mut out = self.chat_responses(&[row]).await?;
         out.pop()
-            .ok_or_else(|| ApiError::internal("a message vanished"))
+            .ok_or_else(|| Error::internal("a message vanished"))
     }
 
     /// A page of a match's messages for whoever may read the match, leaving
@@ -194,25 +212,27 @@ impl Service {
         id: Uuid,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<ChatMessagePage, ApiError> {
-        let limit = super::page_limit(limit)?;
-        self.require_visible_id(caller, id).await?;
+    ) -> Result<ChatMessagePage, Error> {
+        let limit = super::pages::page_limit(limit)?;
+        self.policy.access_by_id(caller, id).await?;
         let after = match cursor {
-            Some(c) => super::decode_cursor(&c)?.parse::<i64>().map_err(|_| {
-                ApiError::bad_request(
-                    "invalid_cursor",
-                    "The cursor is not one this server issued.",
-                )
-            })?,
+            Some(c) => super::pages::decode_cursor(&c)?
+                .parse::<i64>()
+                .map_err(|_| {
+                    Error::bad_request(
+                        "invalid_cursor",
+                        "The cursor is not one this server issued.",
+                    )
+                })?,
             None => 0,
         };
         let muted = self.muted_by(caller).await?;
-        let mut rows = store::chat_messages(&self.db, id, after, &muted, limit + 1).await?;
+        let mut rows = store::chat::chat_messages(&self.db, id, after, &muted, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = if more {
             rows.last()
-                .map(|r| super::encode_cursor(&r.seq.to_string()))
+                .map(|r| super::pages::encode_cursor(&r.seq.to_string()))
         } else {
             None
         };
@@ -230,24 +250,25 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         message: i64,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), Error> {
         // An admin moderates every match's chat, a private one's included (as
         // it cancels any match by id), and each such deletion is audited.
-        let admin = self.may_moderate(me).await?;
-        let changed = with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            let m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+        let admin = self.policy.is_admin(me).await?;
+        let changed = transaction!(&self.db, |tx| {
+            let m = store::matches::lock_match(tx, id)
+                .await?
+                .ok_or_else(not_found)?;
             if !admin {
-                let seats = store::seats_of(&tx, id).await?;
-                self.require_visible(&tx, &m, &seats, Some(me.id)).await?;
+                let seats = store::matches::seats_of(tx, id).await?;
+                self.policy.access(tx, &m, &seats, Some(me.id)).await?;
             }
-            let row = store::chat_row(&tx, id, message)
+            let row = store::chat::chat_row(tx, id, message)
                 .await?
                 .filter(|r| r.kind == MESSAGE)
                 .ok_or_else(chat_message_not_found)?;
             let as_moderator = row.author_id != me.id && !may_moderate_chat(&m, me.id);
             if as_moderator && !admin {
-                return Err(ApiError::forbidden(
+                return Err(Error::forbidden(
                     "not_chat_moderator",
                     "Only a message's author, the match's owner and the server's admins delete it.",
                 ));
@@ -257,8 +278,8 @@ impl Service {
             }
             let now = self.clock.now();
             if as_moderator {
-                super::moderation::audit(
-                    &tx,
+                store::moderation::audit(
+                    tx,
                     now,
                     &me.name,
                     "delete_chat_message",
@@ -267,22 +288,21 @@ impl Service {
                 )
                 .await?;
             }
-            store::mark_chat_deleted(&tx, id, message, me.id, now).await?;
+            store::chat::mark_chat_deleted(tx, id, message, me.id, now).await?;
             let notice = match_messages::Model {
                 match_id: id,
-                seq: store::last_chat_seq(&tx, id).await? + 1,
+                seq: store::chat::last_chat_seq(tx, id).await? + 1,
                 kind: DELETED.into(),
                 author_id: me.id,
                 text: None,
                 target_seq: Some(message),
-                after_event: store::last_event_id(&tx, id).await?,
+                after_event: store::chat::last_event_id(tx, id).await?,
                 created_at: now,
                 deleted_at: None,
                 deleted_by: None,
             };
-            store::insert_chat_row(&tx, notice).await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(true)
+            store::chat::insert_chat_row(tx, notice).await?;
+            Ok::<_, Error>(true)
         })?;
         if changed {
             self.hub.changed(id);
@@ -291,9 +311,9 @@ impl Service {
     }
 
     /// The players `caller` muted (none for an anonymous reader).
-    pub(super) async fn muted_by(&self, caller: Option<Uuid>) -> Result<Vec<Uuid>, ApiError> {
+    pub(super) async fn muted_by(&self, caller: Option<Uuid>) -> Result<Vec<Uuid>, Error> {
         Ok(match caller {
-            Some(p) => store::mutes_of(&self.db, p)
+            Some(p) => store::chat::mutes_of(&self.db, p)
                 .await?
                 .into_iter()
                 .map(|m| m.muted_id)
@@ -306,14 +326,14 @@ impl Service {
     pub(super) async fn chat_responses(
         &self,
         rows: &[match_messages::Model],
-    ) -> Result<Vec<ChatMessageResponse>, ApiError> {
+    ) -> Result<Vec<ChatMessageResponse>, Error> {
         let mut ids: Vec<Uuid> = rows
             .iter()
             .flat_map(|r| std::iter::once(r.author_id).chain(r.deleted_by))
             .collect();
         ids.sort();
         ids.dedup();
-        let names = self.player_names(ids).await?;
+        let names = store::players::names_by_id(&self.db, ids).await?;
         let player_ref = |id: Uuid| PlayerRef {
             id,
             name: names.get(&id).cloned().unwrap_or_default(),
@@ -336,8 +356,8 @@ impl Service {
     pub(super) async fn chat_notice(
         &self,
         r: &match_messages::Model,
-    ) -> Result<ChatDeletedNotice, ApiError> {
-        let names = self.player_names(vec![r.author_id]).await?;
+    ) -> Result<ChatDeletedNotice, Error> {
+        let names = store::players::names_by_id(&self.db, vec![r.author_id]).await?;
         Ok(ChatDeletedNotice {
             match_id: r.match_id,
             message_id: r.target_seq.unwrap_or_default(),
@@ -355,15 +375,15 @@ impl Service {
         &self,
         me: &AuthenticatedPlayer,
         name: &str,
-    ) -> Result<MuteList, ApiError> {
-        let other = self.player_by_name(name).await?;
+    ) -> Result<MuteList, Error> {
+        let other = self.accounts.player_by_name(name).await?;
         if other.id == me.id {
-            return Err(ApiError::unprocessable(
+            return Err(Error::unprocessable(
                 "cannot_mute_yourself",
                 "You cannot mute yourself.",
             ));
         }
-        store::insert_mute(&self.db, me.id, other.id, self.clock.now()).await?;
+        store::chat::insert_mute(&self.db, me.id, other.id, self.clock.now()).await?;
         self.mutes(me).await
     }
 
@@ -372,18 +392,18 @@ impl Service {
         &self,
         me: &AuthenticatedPlayer,
         name: &str,
-    ) -> Result<MuteList, ApiError> {
-        let other = self.player_by_name(name).await?;
-        store::delete_mute(&self.db, me.id, other.id).await?;
+    ) -> Result<MuteList, Error> {
+        let other = self.accounts.player_by_name(name).await?;
+        store::chat::delete_mute(&self.db, me.id, other.id).await?;
         self.mutes(me).await
     }
 
     /// The players the caller muted.
-    pub async fn mutes(&self, me: &AuthenticatedPlayer) -> Result<MuteList, ApiError> {
-        let rows = store::mutes_of(&self.db, me.id).await?;
-        let names = self
-            .player_names(rows.iter().map(|r| r.muted_id).collect())
-            .await?;
+    pub async fn mutes(&self, me: &AuthenticatedPlayer) -> Result<MuteList, Error> {
+        let rows = store::chat::mutes_of(&self.db, me.id).await?;
+        let names =
+            store::players::names_by_id(&self.db, rows.iter().map(|r| r.muted_id).collect())
+                .await?;
         Ok(MuteList {
             items: rows
                 .iter()

@@ -9,6 +9,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
+use crate::service::error::Result;
+
 /// The first line of every committed text, naming what it is and its version.
 const DOMAIN: &str = "sealed-orders/move-commitment/v1";
 

@@ -8,7 +8,9 @@ use std::sync::{Arc, RwLock};
 
 use sea_orm::ConnectionTrait;
 
-use crate::games::{AnyData, DynGame, rng::sha256_hex};
+use crate::games::rng::sha256_hex;
+use crate::games::{AnyData, DynGame};
+use crate::service::error::Result;
 use crate::store;
 
 /// One game's data set.
@@ -21,7 +23,7 @@ pub struct DataSet {
     pub placeholder: bool,
 }
 
-fn digest(files: &BTreeMap<String, String>) -> (String, String) {
+pub(crate) fn digest(files: &BTreeMap<String, String>) -> (String, String) {
     let json = serde_json::to_string(files).unwrap_or_default();
     (sha256_hex(json.as_bytes()), json)
 }
@@ -89,7 +91,7 @@ impl DataStore {
         if let Some(set) = self.current.values().find(|s| s.sha256 == sha256) {
             return Ok(serde_json::from_str(&set.files_json)?);
         }
-        let row = store::game_data_by_sha(db, sha256)
+        let row = store::settings::game_data_by_sha(db, sha256)
             .await?
             .ok_or_else(|| anyhow::anyhow!("component data {sha256} is not stored"))?;
         Ok(serde_json::from_str(&row.files)?)
@@ -106,7 +108,7 @@ impl DataStore {
         now: chrono::DateTime<chrono::Utc>,
     ) -> Result<(), sea_orm::DbErr> {
         for (game, set) in &self.current {
-            store::ensure_game_data(db, &set.sha256, game, &set.files_json, now).await?;
+            store::settings::ensure_game_data(db, &set.sha256, game, &set.files_json, now).await?;
         }
         Ok(())
     }
@@ -127,7 +129,7 @@ impl DataStore {
         if let Some(d) = self.older.read().ok().and_then(|m| m.get(sha256).cloned()) {
             return Ok(d);
         }
-        let row = store::game_data_by_sha(db, sha256)
+        let row = store::settings::game_data_by_sha(db, sha256)
             .await?
             .ok_or_else(|| anyhow::anyhow!("component data {sha256} is not stored"))?;
         let files: BTreeMap<String, String> = serde_json::from_str(&row.files)?;

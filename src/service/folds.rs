@@ -13,17 +13,45 @@
 //! seldom have to.
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend};
 use uuid::Uuid;
 
-use super::ratings::{Placed, default_rating, rate};
-use super::{Service, with_retry};
-use crate::errors::ApiError;
+use crate::service::commits::Commits;
+use crate::service::error::{Error, Result};
+use crate::service::hub::Hub;
+use crate::service::skill::{Placed, default_rating, rate};
+use crate::service::tx::transaction;
 use crate::store;
 use crate::store::entities::{matches, pending_finishes, ratings};
+use crate::store::move_write::MoveLists;
+
+/// Finished matches folded into ratings and statistics' totals.
+pub struct Folds {
+    db: DatabaseConnection,
+    hub: Arc<Hub>,
+    commits: Arc<Commits>,
+    move_lists: MoveLists,
+}
+
+impl Folds {
+    pub fn new(
+        db: DatabaseConnection,
+        hub: Arc<Hub>,
+        commits: Arc<Commits>,
+        move_lists: MoveLists,
+    ) -> Self {
+        Self {
+            db,
+            hub,
+            commits,
+            move_lists,
+        }
+    }
+}
 
 /// At most this many finishes per fold transaction.
 const FOLD_BATCH: u64 = 256;
@@ -36,12 +64,12 @@ const SWEEP: Duration = Duration::from_secs(2);
 /// Queues the finish's records for its fold (its `stat_finished` row and its
 /// `pending_finishes` row) in `batch`, with the finish's other writes.
 pub(super) fn queue_finish(
-    batch: &mut store::Batch,
+    batch: &mut store::batch::Batch,
     backend: DbBackend,
     m: &matches::Model,
     placed: Option<Vec<Placed>>,
     at: DateTime<Utc>,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let stats = store::stats::stat_finished_statement(m, at, backend);
     if placed.is_none() && stats.is_none() {
         return Ok(());
@@ -49,7 +77,7 @@ pub(super) fn queue_finish(
     let placed = placed
         .map(|p| serde_json::to_string(&p))
         .transpose()
-        .map_err(ApiError::internal)?;
+        .map_err(Error::internal)?;
     let row = pending_finishes::Model {
         match_id: m.id,
         game: m.game.clone(),
@@ -60,81 +88,8 @@ pub(super) fn queue_finish(
     if let Some(st) = stats {
         batch.push_statement(st);
     }
-    store::queue_finish(batch, row, backend);
+    store::folds::queue_finish(batch, row, backend);
     Ok(())
-}
-
-impl Service {
-    /// Folds every finish still pending. Reads of ratings and statistics call
-    /// it first; it costs one probe of a small table when nothing is pending.
-    pub(super) async fn settle_finishes(&self) -> Result<(), ApiError> {
-        if !store::any_pending_finish(&self.db).await? {
-            return Ok(());
-        }
-        while with_retry!(self.fold_pending())? == FOLD_BATCH as usize {}
-        Ok(())
-    }
-
-    /// Wakes the folder: a match finished here.
-    pub(super) fn finish_to_fold(&self) {
-        self.folds_due.notify_one();
-    }
-
-    /// Folds finishes as they come, until the server stops.
-    pub async fn run_folder(&self) {
-        let mut stop = self.hub.shutdown_signal();
-        loop {
-            tokio::select! {
-                _ = self.folds_due.notified() => {
-                    tokio::time::sleep(GATHER).await;
-                }
-                _ = tokio::time::sleep(SWEEP) => {}
-                _ = stop.changed() => return,
-            }
-            if let Err(e) = self.settle_finishes().await {
-                tracing::warn!(error = %e, "folding finished matches failed");
-            }
-        }
-    }
-
-    /// One fold transaction: the oldest pending finishes (at most
-    /// [`FOLD_BATCH`]) applied to the ratings oldest first and
-    /// summed into the totals, then taken off the queue. Answers how many.
-    async fn fold_pending(&self) -> Result<usize, ApiError> {
-        let tx = store::begin_write(&self.db).await?;
-        store::lock_folding(&tx).await?;
-        let rows = store::pending_finishes(&tx, FOLD_BATCH).await?;
-        if rows.is_empty() {
-            tx.commit().await?;
-            return Ok(0);
-        }
-        // Plain Postgres sends the statistics' folds as one statement.
-        let combine = self.move_lists == store::MoveLists::Arrays
-            && tx.get_database_backend() == sea_orm::DbBackend::Postgres;
-        let games: BTreeSet<&str> = rows.iter().map(|r| r.game.as_str()).collect();
-        for game in games {
-            let of_game: Vec<(&pending_finishes::Model, Vec<Placed>)> = rows
-                .iter()
-                .filter(|r| r.game == game)
-                .filter_map(|r| placed_of(r).map(|p| (r, p)))
-                .collect();
-            fold_ratings(&tx, game, &of_game).await?;
-        }
-        let stats: Vec<Uuid> = rows
-            .iter()
-            .filter(|r| r.stats)
-            .map(|r| r.match_id)
-            .collect();
-        store::stats::fold_finished(&tx, &stats, combine).await?;
-        let ids: Vec<Uuid> = rows.iter().map(|r| r.match_id).collect();
-        tx.execute_raw(store::drop_pending_statement(
-            tx.get_database_backend(),
-            &ids,
-        ))
-        .await?;
-        tx.commit().await?;
-        Ok(rows.len())
-    }
 }
 
 /// The rating input queued with a finish. One that does not parse is left
@@ -157,7 +112,7 @@ async fn fold_ratings(
     tx: &DatabaseTransaction,
     game: &str,
     finishes: &[(&pending_finishes::Model, Vec<Placed>)],
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let Some((first, _)) = finishes.first() else {
         return Ok(());
     };
@@ -166,7 +121,8 @@ async fn fold_ratings(
         .flat_map(|(_, p)| p.iter().map(|p| p.player))
         .collect();
     let locked =
-        store::lock_ratings(tx, game, players, default_rating(), first.finished_at).await?;
+        store::ratings::lock_ratings(tx, game, players, default_rating(), first.finished_at)
+            .await?;
     let mut rows: HashMap<Uuid, ratings::Model> =
         locked.into_iter().map(|r| (r.player_id, r)).collect();
     let mut moved: BTreeSet<Uuid> = BTreeSet::new();
@@ -176,6 +132,73 @@ async fn fold_ratings(
         history.extend(rate(&mut rows, placed, game, f.match_id, f.finished_at));
     }
     let saved = moved.iter().filter_map(|p| rows.remove(p)).collect();
-    store::save_ratings(tx, game, saved, history).await?;
+    store::ratings::save_ratings(tx, game, saved, history).await?;
     Ok(())
+}
+
+impl Folds {
+    /// Folds every finish still pending. Reads of ratings and statistics call
+    /// it first; it costs one probe of a small table when nothing is pending.
+    pub(super) async fn settle_finishes(&self) -> Result<(), Error> {
+        if !store::folds::any_pending_finish(&self.db).await? {
+            return Ok(());
+        }
+        while self.fold_pending().await? == FOLD_BATCH as usize {}
+        Ok(())
+    }
+
+    /// Folds finishes as they come, until the server stops.
+    pub async fn run_folder(&self) {
+        let mut stop = self.hub.shutdown_signal();
+        loop {
+            tokio::select! {
+                _ = self.commits.folds_due.notified() => {
+                    tokio::time::sleep(GATHER).await;
+                }
+                _ = tokio::time::sleep(SWEEP) => {}
+                _ = stop.changed() => return,
+            }
+            if let Err(e) = self.settle_finishes().await {
+                tracing::warn!(error = %e, "folding finished matches failed");
+            }
+        }
+    }
+
+    /// One fold transaction: the oldest pending finishes (at most
+    /// [`FOLD_BATCH`]) applied to the ratings oldest first and
+    /// summed into the totals, then taken off the queue. Answers how many.
+    async fn fold_pending(&self) -> Result<usize, Error> {
+        transaction!(&self.db, |tx| {
+            store::folds::lock_folding(tx).await?;
+            let rows = store::folds::pending_finishes(tx, FOLD_BATCH).await?;
+            if rows.is_empty() {
+                return Ok(0);
+            }
+            // Plain Postgres sends the statistics' folds as one statement.
+            let combine = self.move_lists == store::move_write::MoveLists::Arrays
+                && tx.get_database_backend() == sea_orm::DbBackend::Postgres;
+            let games: BTreeSet<&str> = rows.iter().map(|r| r.game.as_str()).collect();
+            for game in games {
+                let of_game: Vec<(&pending_finishes::Model, Vec<Placed>)> = rows
+                    .iter()
+                    .filter(|r| r.game == game)
+                    .filter_map(|r| placed_of(r).map(|p| (r, p)))
+                    .collect();
+                fold_ratings(tx, game, &of_game).await?;
+            }
+            let stats: Vec<Uuid> = rows
+                .iter()
+                .filter(|r| r.stats)
+                .map(|r| r.match_id)
+                .collect();
+            store::stats::fold_finished(tx, &stats, combine).await?;
+            let ids: Vec<Uuid> = rows.iter().map(|r| r.match_id).collect();
+            tx.execute_raw(store::folds::drop_pending_statement(
+                tx.get_database_backend(),
+                &ids,
+            ))
+            .await?;
+            Ok(rows.len())
+        })
+    }
 }

@@ -37,6 +37,8 @@ pub struct Hub {
     pending_credentials: Mutex<HashSet<Uuid>>,
     publish: Notify,
     poller: Notify,
+    /// Wakes this replica's mail worker when a request queued a mail.
+    mailer: Notify,
     shutdown: watch::Sender<bool>,
     /// Tells this replica's own NOTIFYs apart from the others'.
     replica: Uuid,
@@ -75,6 +77,7 @@ impl Hub {
             pending_credentials: Mutex::new(HashSet::new()),
             publish: Notify::new(),
             poller: Notify::new(),
+            mailer: Notify::new(),
             shutdown,
             replica: Uuid::new_v4(),
             across_replicas,
@@ -186,6 +189,16 @@ impl Hub {
         self.poller.notified().await
     }
 
+    /// Asks this replica's mail worker to look at the outbox now.
+    pub fn wake_mailer(&self) {
+        self.mailer.notify_one();
+    }
+
+    /// Resolves at the next `wake_mailer`.
+    pub async fn mailer_woken(&self) {
+        self.mailer.notified().await
+    }
+
     /// Tells every stream to close (the server is stopping).
     pub fn shut_down(&self) {
         let _ = self.shutdown.send(true);
@@ -240,7 +253,7 @@ impl Hub {
             for chunk in items.chunks(200) {
                 let list: Vec<&str> = chunk.iter().map(String::as_str).collect();
                 let payload = format!("{}|{}", self.replica, list.join(","));
-                if let Err(e) = store::notify(&db, &channel, &payload).await {
+                if let Err(e) = store::streams::notify(&db, &channel, &payload).await {
                     tracing::warn!(error = %e, "NOTIFY failed; other replicas poll on");
                 }
             }
@@ -253,7 +266,7 @@ impl Hub {
     pub async fn listen_forever(&self, db: DatabaseConnection, channel: String) {
         let mut stop = self.shutdown_signal();
         loop {
-            let mut listener = match store::listen(&db, &channel).await {
+            let mut listener = match store::streams::listen(&db, &channel).await {
                 Ok(l) => l,
                 Err(e) => {
                     tracing::warn!(error = %e, "LISTEN failed; retrying");
@@ -295,7 +308,7 @@ impl Hub {
     /// from then on they ask the database at every read.
     pub async fn announce(&self, db: &DatabaseConnection, channel: &str) {
         let payload = format!("{}|{HEARTBEAT}", self.replica);
-        if let Err(e) = store::notify(db, channel, &payload).await {
+        if let Err(e) = store::streams::notify(db, channel, &payload).await {
             tracing::warn!(error = %e, "NOTIFY failed; other replicas learn of this one later");
         }
     }

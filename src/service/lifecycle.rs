@@ -3,15 +3,15 @@
 //! replays all use these; none of them owns them.
 
 use chrono::{DateTime, Utc};
-use sea_orm::ActiveValue::{NotSet, Set};
 use sea_orm::DatabaseTransaction;
 
-use super::timing::FORFEITED;
-use crate::errors::ApiError;
 use crate::games::rng::Seed;
 use crate::games::{Audience, Event};
+use crate::service::error::{Error, Result};
+use crate::service::timing::FORFEITED;
 use crate::store;
-use crate::store::entities::{events, match_seats, matches};
+use crate::store::entities::{match_seats, matches};
+use crate::store::move_write::NewEvent;
 
 pub const WAITING: &str = "waiting";
 pub const ACTIVE: &str = "active";
@@ -26,15 +26,15 @@ pub(super) fn forfeited_seats(seats: &[match_seats::Model]) -> Vec<usize> {
         .collect()
 }
 
-pub(super) fn not_found() -> ApiError {
-    ApiError::not_found("match_not_found", "No match has that id.")
+pub(super) fn not_found() -> Error {
+    Error::not_found("match_not_found", "No match has that id.")
 }
 
-pub(super) fn seed_of(m: &matches::Model) -> Result<Seed, ApiError> {
+pub(super) fn seed_of(m: &matches::Model) -> Result<Seed, Error> {
     m.seed
         .as_slice()
         .try_into()
-        .map_err(|_| ApiError::internal("stored seed is not 32 bytes"))
+        .map_err(|_| Error::internal("stored seed is not 32 bytes"))
 }
 
 /// Stores events of a match at its current version.
@@ -43,8 +43,8 @@ pub(super) async fn record_events(
     m: &matches::Model,
     events: &[Event],
     now: DateTime<Utc>,
-) -> Result<(), ApiError> {
-    Ok(store::insert_events(tx, event_rows(m, events, now)).await?)
+) -> Result<(), Error> {
+    Ok(store::moves::insert_events(tx, &event_rows(m, events, now)).await?)
 }
 
 /// The rows of events of a match at its current version.
@@ -52,21 +52,19 @@ pub(super) fn event_rows(
     m: &matches::Model,
     events: &[Event],
     now: DateTime<Utc>,
-) -> Vec<events::ActiveModel> {
+) -> Vec<NewEvent> {
     events
         .iter()
-        .map(|e| events::ActiveModel {
-            id: NotSet,
-            match_id: Set(m.id),
-            version: Set(m.version),
-            audience_seat: Set(match e.audience {
+        .map(|e| NewEvent {
+            match_id: m.id,
+            version: m.version,
+            audience_seat: match e.audience {
                 Audience::Public => None,
                 Audience::Seat(s) => Some(s as i32),
-            }),
-            kind: Set(e.kind.clone()),
-            data: Set(e.data.to_string()),
-            created_at: Set(now),
-            tx: NotSet,
+            },
+            kind: e.kind.clone(),
+            data: e.data.to_string(),
+            created_at: now,
         })
         .collect()
 }

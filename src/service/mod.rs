@@ -1,420 +1,426 @@
-//! The match lifecycle, written once for all games. Owns transactions and locking.
+//! The match lifecycle, written once for all games, as parts a newcomer can name.
+//! Each part is a type holding only what it uses; a part that needs another holds
+//! it as a field, so the imports show every dependency and none runs in a circle.
+//! Built once by [`Services::build`] and handed to the handlers that need them.
+//!
+//! From the ground up (each line uses only the lines above it):
+//!
+//! - [`games::Games`]: the hosted games and their component data.
+//! - [`records::Records`]: a match as stored and as kept in memory (snapshots).
+//! - [`commits::Commits`]: what follows a committed write (wake-ups, signals).
+//! - [`visibility::Policy`]: who may see what of a match. Every read asks it.
+//! - [`caps::Caps`]: what one account may hold open at once.
+//! - [`play::Play`]: applying a move, finishing, scheduling deadlines, starting.
+//! - [`reads::Reads`], [`history::History`]: a match and its record as a viewer sees them.
+//! - [`invitations::Invitations`], [`lobby::Lobby`]: making, joining and leaving matches.
+//! - [`moves::Moves`]: a submitted move, exactly once.
+//! - [`presence::Presence`], [`deadlines::Deadlines`]: absence, resignation, time-outs.
+//! - [`chat::Chat`], [`replay::Replays`], [`streams::Streams`]: talk, bundles, live events;
+//!   [`streams::lobby::LobbyFeed`]: the lobby's changes, read once for every stream.
+//! - [`accounts::Accounts`], [`tokens::Tokens`], [`deletion::Deletion`]: players and their credentials;
+//!   [`oauth::OAuth`]: tokens for third-party front ends, by consent (OAuth 2 with PKCE).
+//! - [`folds::Folds`], [`ratings::Ratings`], [`stats::Stats`], [`clubs::Clubs`],
+//!   [`tournaments::Tournaments`], [`moderation::Moderation`], [`webhooks::Webhooks`].
+//! - [`notifications::Notifications`]: addresses, mail settings, the mail outbox
+//!   and its worker, password resets.
+//!
+//! Transactions start in [`tx`]; errors are [`error::Error`].
 
-mod absence;
-mod account;
+pub mod accounts;
+pub mod backoff;
+pub mod caps;
 pub mod chat;
 pub mod clock;
 pub mod clubs;
 pub mod commitment;
-pub mod community;
+pub mod commits;
 pub mod data;
-mod deadlines;
-mod folds;
+pub mod deadlines;
+pub mod deletion;
+pub mod error;
+pub mod folds;
+pub mod games;
+pub mod history;
 pub mod hub;
-mod lifecycle;
-mod matches;
+pub mod invitations;
+pub mod lifecycle;
+pub mod lobby;
 pub mod models;
 pub mod moderation;
-mod moves;
+pub mod moves;
+pub mod notifications;
+pub mod oauth;
+pub mod ops;
+pub mod options;
 pub mod outcome;
-mod pairing;
-mod players;
-mod ratings;
+pub mod pages;
+pub mod pairing;
+pub mod play;
+pub mod positions;
+pub mod presence;
+pub mod ratings;
+pub mod reads;
+pub mod records;
 pub mod registry;
 pub mod replay;
-mod snapshots;
-mod stats;
+pub mod settled;
+pub mod skill;
+pub mod snapshots;
+pub mod stats;
 pub mod streams;
 pub mod timing;
-mod tokens;
+pub mod tokens;
 pub mod tournaments;
+pub mod tx;
+pub mod visibility;
 pub mod webhooks;
-
 use std::sync::Arc;
+use std::time::Duration;
 
 use sea_orm::DatabaseConnection;
 
-use crate::auth::JwtKeys;
-use crate::errors::ApiError;
+use crate::auth::{JwtKeys, PasswordPool};
+use crate::config::Settings;
 use crate::games::DynGame;
 use crate::metrics::Metrics;
+use crate::store::move_write::MoveLists;
 
-pub use matches::SERVICE_OPTION_KEYS;
-pub use matches::{CreateMatch, JoinMatch, ListMatches};
-pub use moves::{SubmitMove, Submitted};
-pub use stats::GameStatsQuery;
-pub use streams::{StreamAuth, StreamFrame};
-pub use tokens::NewApiToken;
-pub use tournaments::CreateTournament;
+/// Every part of the service, built once.
+pub struct Services {
+    pub games: Arc<games::Games>,
+    pub records: Arc<records::Records>,
+    pub commits: Arc<commits::Commits>,
+    pub policy: Arc<visibility::Policy>,
+    pub caps: Arc<caps::Caps>,
+    pub play: Arc<play::Play>,
+    pub reads: Arc<reads::Reads>,
+    pub positions: Arc<positions::Positions>,
+    pub history: Arc<history::History>,
+    pub invitations: Arc<invitations::Invitations>,
+    pub lobby: Arc<lobby::Lobby>,
+    pub moves: Arc<moves::Moves>,
+    pub presence: Arc<presence::Presence>,
+    pub deadlines: Arc<deadlines::Deadlines>,
+    pub chat: Arc<chat::Chat>,
+    pub replays: Arc<replay::Replays>,
+    pub settled: Arc<settled::Settled>,
+    pub streams: Arc<streams::Streams>,
+    pub lobby_feed: Arc<streams::lobby::LobbyFeed>,
+    pub accounts: Arc<accounts::Accounts>,
+    pub tokens: Arc<tokens::Tokens>,
+    pub oauth: Arc<oauth::OAuth>,
+    pub folds: Arc<folds::Folds>,
+    pub ratings: Arc<ratings::Ratings>,
+    pub stats: Arc<stats::Stats>,
+    pub clubs: Arc<clubs::Clubs>,
+    pub tournaments: Arc<tournaments::Tournaments>,
+    pub deletion: Arc<deletion::Deletion>,
+    pub moderation: Arc<moderation::Moderation>,
+    pub webhooks: Arc<webhooks::Webhooks>,
+    pub notifications: Arc<notifications::Notifications>,
+    pub ops: Arc<ops::Ops>,
+    pub hub: Arc<hub::Hub>,
+}
 
-/// Shared by every request handler: the pool, the games, their data, the keys, the clock.
-pub struct Service {
-    db: DatabaseConnection,
-    games: Vec<Box<dyn DynGame>>,
-    data: data::DataStore,
-    jwt: JwtKeys,
-    clock: Arc<dyn clock::Clock>,
-    metrics: Arc<Metrics>,
-    hub: Arc<hub::Hub>,
-    webhooks: crate::config::WebhookSettings,
-    settled: SettledCache,
-    passwords: Arc<crate::auth::PasswordPool>,
-    snapshots: snapshots::SnapshotCache,
-    credentials: players::CredentialCache,
-    /// How long a waiting match may go unjoined (none: for ever), and when the
-    /// last sweep for such matches ran, by the service's clock.
-    stale_lobby: Option<chrono::Duration>,
-    last_lobby_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
-    /// How long an invitation stays open when its sender does not say.
-    invitation_ttl: chrono::Duration,
-    /// Whether a match ended here since the poller last looked at tournaments,
-    /// and when it last looked, by the service's clock.
-    tournaments_due: std::sync::atomic::AtomicBool,
-    last_tournament_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
-    /// Whether moves may be written as one statement outside a transaction
-    /// (Postgres; SQLite is in-process, where a transaction costs no round trips).
-    one_statement_moves: bool,
-    /// How that statement writes its lists (VALUES on Citus).
-    move_lists: crate::store::MoveLists,
+/// What the parts are built from besides the settings.
+pub struct Foundation {
+    pub db: DatabaseConnection,
     /// The pool the one-statement move is sent on (generic plans; see
     /// `store::connect_for_moves`); the main pool when none is given.
-    move_db: Option<DatabaseConnection>,
+    pub move_db: Option<DatabaseConnection>,
+    pub move_lists: MoveLists,
+    pub games: Vec<Box<dyn DynGame>>,
+    pub data: data::DataStore,
+    pub jwt: JwtKeys,
+    pub clock: Arc<dyn clock::Clock>,
+    pub metrics: Arc<Metrics>,
     /// Whether a read trusts a kept snapshot while the hub hears of every
-    /// change (`MATCH_READS=notified`), or asks the database for the version.
-    notified_reads: bool,
-    /// Webhooks created here so far: the webhook worker skips its wake-up
-    /// passes while its last full pass found none and this has not moved.
-    webhooks_created: std::sync::atomic::AtomicU64,
-    /// Signalled when a match finished here: its ratings and totals are due.
-    folds_due: tokio::sync::Notify,
+    /// change, or asks the database for the version.
+    pub notified_reads: bool,
+    /// Signs the unsubscribe links of mail (derived from the server's secret).
+    pub mail_key: Vec<u8>,
 }
 
-/// The settle watermark of the event log (`store::settled_tx`), read at most once
-/// per [`SETTLED_MAX_AGE`] by this process however many streams and webhook
-/// workers ask: each read scans `pg_stat_activity`, and every subscriber used to
-/// make two per wake-up. A cached value is older, hence lower, so it can only
-/// hold an event back a moment longer, never let an unsettled one through.
-#[derive(Default)]
-struct SettledCache {
-    last: tokio::sync::Mutex<Option<(std::time::Instant, Option<i64>)>>,
-}
-
-const SETTLED_MAX_AGE: std::time::Duration = std::time::Duration::from_millis(15);
-
-impl Service {
-    pub fn new(
-        db: DatabaseConnection,
-        games: Vec<Box<dyn DynGame>>,
-        data: data::DataStore,
-        jwt: JwtKeys,
-        clock: Arc<dyn clock::Clock>,
-        metrics: Arc<Metrics>,
-    ) -> Self {
-        let across_replicas = db.get_database_backend() == sea_orm::DbBackend::Postgres;
-        let one_statement_moves = across_replicas;
-        let hub = Arc::new(hub::Hub::new(across_replicas));
-        Self {
+impl Services {
+    /// Builds every part, each from the parts below it.
+    pub fn build(f: Foundation, settings: &Settings) -> Self {
+        let Foundation {
             db,
+            move_db,
+            move_lists,
             games,
             data,
             jwt,
             clock,
             metrics,
+            notified_reads,
+            mail_key,
+        } = f;
+        let across_replicas = db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        let hub = Arc::new(hub::Hub::new(across_replicas));
+        let snapshots = snapshots::SnapshotCache::new(settings.match_cache_mib << 20);
+        let games = Arc::new(games::Games::new(db.clone(), games, data));
+        let records = Arc::new(records::Records::new(
+            db.clone(),
+            games.clone(),
+            snapshots.clone(),
+            hub.clone(),
+            notified_reads,
+        ));
+        let commits = Arc::new(commits::Commits::new(
+            snapshots.clone(),
+            hub.clone(),
+            clock.clone(),
+            metrics.clone(),
+        ));
+        let policy = Arc::new(visibility::Policy::new(db.clone(), clock.clone()));
+        let caps = Arc::new(caps::Caps::new(db.clone(), clock.clone(), settings.caps));
+        let play = Arc::new(play::Play::new(
+            games.clone(),
+            records.clone(),
+            clock.clone(),
+        ));
+        let reads = Arc::new(reads::Reads::new(
+            db.clone(),
+            games.clone(),
+            records.clone(),
+            policy.clone(),
+        ));
+        let positions = Arc::new(positions::Positions::new(
+            db.clone(),
+            games.clone(),
+            records.clone(),
+            policy.clone(),
+        ));
+        let history = Arc::new(history::History::new(
+            db.clone(),
+            records.clone(),
+            policy.clone(),
+        ));
+        let invitation_ttl =
+            chrono::Duration::hours(settings.invitation_hours.clamp(1, 24 * 365) as i64);
+        let invitations = Arc::new(invitations::Invitations::new(
+            db.clone(),
+            clock.clone(),
+            invitation_ttl,
+            policy.clone(),
+            commits.clone(),
+            caps.clone(),
+        ));
+        let passwords = Arc::new(PasswordPool::new(
+            settings.password_hash_threads,
+            Duration::from_millis(settings.password_hash_wait_ms),
+        ));
+        let accounts = Arc::new(accounts::Accounts::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            jwt,
+            passwords,
+            Duration::from_millis(settings.credential_cache_ms),
+            snapshots.clone(),
+        ));
+        let folds = Arc::new(folds::Folds::new(
+            db.clone(),
+            hub.clone(),
+            commits.clone(),
+            move_lists,
+        ));
+        let clubs = Arc::new(clubs::Clubs::new(
+            db.clone(),
+            clock.clone(),
+            games.clone(),
+            folds.clone(),
+            caps.clone(),
+        ));
+        let stale_lobby = (settings.stale_lobby_days > 0)
+            .then(|| chrono::Duration::days(settings.stale_lobby_days as i64));
+        let lobby = Arc::new(lobby::Lobby::new(lobby::LobbyParts {
+            db: db.clone(),
+            clock: clock.clone(),
+            games: games.clone(),
+            commits: commits.clone(),
+            play: play.clone(),
+            policy: policy.clone(),
+            invitations: invitations.clone(),
+            clubs: clubs.clone(),
+            reads: reads.clone(),
+            caps: caps.clone(),
+            stale_lobby,
+            invitation_ttl,
+        }));
+        let moves = Arc::new(moves::Moves::new(moves::MovesParts {
+            db: db.clone(),
+            // Postgres: a move is one statement outside a transaction;
+            // SQLite is in-process, where a transaction costs no round trips.
+            one_statement: across_replicas,
+            move_db,
+            move_lists,
+            clock: clock.clone(),
+            games: games.clone(),
+            records: records.clone(),
+            commits: commits.clone(),
+            play: play.clone(),
+            policy: policy.clone(),
+            snapshots: snapshots.clone(),
+        }));
+        let presence = Arc::new(presence::Presence::new(
+            db.clone(),
+            clock.clone(),
+            records.clone(),
+            play.clone(),
+            commits.clone(),
+            policy.clone(),
+            reads.clone(),
+        ));
+        let deadlines = Arc::new(deadlines::Deadlines::new(
+            db.clone(),
+            clock.clone(),
+            games.clone(),
+            records.clone(),
+            play.clone(),
+            commits.clone(),
+        ));
+        let chat = Arc::new(chat::Chat::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            policy.clone(),
+            accounts.clone(),
+        ));
+        let replays = Arc::new(replay::Replays::new(
+            db.clone(),
+            games.clone(),
+            records.clone(),
+            policy.clone(),
+            chat.clone(),
+            positions.clone(),
+        ));
+        let settled = Arc::new(settled::Settled::new(db.clone()));
+        let lobby_feed = Arc::new(streams::lobby::LobbyFeed::new(
+            db.clone(),
+            hub.clone(),
+            policy.clone(),
+            reads.clone(),
+            settled.clone(),
+        ));
+        let streams = Arc::new(streams::Streams::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            policy.clone(),
+            chat.clone(),
+            reads.clone(),
+            settled.clone(),
+        ));
+        let tokens = Arc::new(tokens::Tokens::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            accounts.clone(),
+        ));
+        let oauth = Arc::new(oauth::OAuth::new(db.clone(), clock.clone(), tokens.clone()));
+        let ratings = Arc::new(ratings::Ratings::new(
+            db.clone(),
+            games.clone(),
+            folds.clone(),
+        ));
+        let stats = Arc::new(stats::Stats::new(db.clone(), games.clone(), folds.clone()));
+        let tournaments = Arc::new(tournaments::Tournaments::new(
+            db.clone(),
+            clock.clone(),
+            games.clone(),
+            lobby.clone(),
+            play.clone(),
+            presence.clone(),
+            commits.clone(),
+            caps.clone(),
+        ));
+        let deletion = Arc::new(deletion::Deletion::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            accounts.clone(),
+            lobby.clone(),
+            presence.clone(),
+            clubs.clone(),
+            tournaments.clone(),
+            folds.clone(),
+        ));
+        let moderation = Arc::new(moderation::Moderation::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            accounts.clone(),
+            lobby.clone(),
+            policy.clone(),
+            reads.clone(),
+            commits.clone(),
+        ));
+        let webhooks = Arc::new(webhooks::Webhooks::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            metrics.clone(),
+            settings.webhooks.clone(),
+            settled.clone(),
+        ));
+        let notifications = Arc::new(notifications::Notifications::new(
+            db.clone(),
+            clock.clone(),
+            hub.clone(),
+            reads.clone(),
+            accounts.clone(),
+            settings.mail.clone(),
+            mail_key,
+        ));
+        let ops = Arc::new(ops::Ops::new(
+            db,
+            hub.clone(),
+            metrics,
+            snapshots,
+            accounts.clone(),
+        ));
+        Self {
+            games,
+            records,
+            commits,
+            policy,
+            caps,
+            play,
+            reads,
+            positions,
+            history,
+            invitations,
+            lobby,
+            moves,
+            presence,
+            deadlines,
+            chat,
+            replays,
+            settled,
+            streams,
+            lobby_feed,
+            accounts,
+            tokens,
+            oauth,
+            folds,
+            ratings,
+            stats,
+            clubs,
+            tournaments,
+            deletion,
+            moderation,
+            webhooks,
+            notifications,
+            ops,
             hub,
-            webhooks: Default::default(),
-            settled: SettledCache::default(),
-            passwords: Arc::new(crate::auth::PasswordPool::new(
-                crate::config::default_password_hash_threads(),
-                std::time::Duration::from_millis(crate::config::DEFAULT_PASSWORD_HASH_WAIT_MS),
-            )),
-            snapshots: snapshots::SnapshotCache::new(crate::config::DEFAULT_MATCH_CACHE_MIB << 20),
-            credentials: players::CredentialCache::new(std::time::Duration::from_millis(
-                crate::config::DEFAULT_CREDENTIAL_CACHE_MS,
-            )),
-            one_statement_moves,
-            move_lists: crate::store::MoveLists::Arrays,
-            move_db: None,
-            notified_reads: true,
-            stale_lobby: Some(chrono::Duration::days(
-                crate::config::DEFAULT_STALE_LOBBY_DAYS as i64,
-            )),
-            last_lobby_sweep: std::sync::Mutex::new(None),
-            invitation_ttl: chrono::Duration::hours(crate::config::DEFAULT_INVITATION_HOURS as i64),
-            tournaments_due: std::sync::atomic::AtomicBool::new(false),
-            last_tournament_sweep: std::sync::Mutex::new(None),
-            webhooks_created: std::sync::atomic::AtomicU64::new(0),
-            folds_due: tokio::sync::Notify::new(),
         }
-    }
-
-    /// The pool moves written as one statement are sent on.
-    pub fn with_move_pool(mut self, db: Option<DatabaseConnection>) -> Self {
-        self.move_db = db;
-        self
-    }
-
-    /// How moves written as one statement write their lists.
-    pub fn with_move_lists(mut self, lists: crate::store::MoveLists) -> Self {
-        self.move_lists = lists;
-        self
-    }
-
-    /// Cancels waiting matches nobody joined or left for `days` (0: never).
-    pub fn with_stale_lobby_days(mut self, days: u64) -> Self {
-        self.stale_lobby = (days > 0).then(|| chrono::Duration::days(days as i64));
-        self
-    }
-
-    /// Invitations stay open `hours` unless their sender says otherwise.
-    pub fn with_invitation_hours(mut self, hours: u64) -> Self {
-        self.invitation_ttl = chrono::Duration::hours(hours.clamp(1, 24 * 365) as i64);
-        self
-    }
-
-    /// Answers credential checks from memory for `ttl` (zero: never).
-    pub fn with_credential_cache(mut self, ttl: std::time::Duration) -> Self {
-        self.credentials = players::CredentialCache::new(ttl);
-        self
-    }
-
-    /// Whether reads trust kept snapshots while every change is heard of
-    /// (false: each read asks the database for the match's version).
-    pub fn with_notified_reads(mut self, notified: bool) -> Self {
-        self.notified_reads = notified;
-        self
     }
 
     /// Has the hub drop the snapshot of every match another replica changes,
-    /// before anybody waiting on it is woken. Call once the cache is set up,
-    /// before the hub listens.
+    /// before anybody waiting on it is woken. Call before the hub listens.
     pub fn watch_remote_changes(&self) {
-        let cache = self.snapshots.clone();
-        self.hub
-            .on_remote_change(Box::new(move |id| cache.forget(id)));
-    }
-
-    /// Keeps at most `mib` MiB of match snapshots (0: none).
-    pub fn with_match_cache(mut self, mib: u64) -> Self {
-        self.snapshots = snapshots::SnapshotCache::new(mib << 20);
-        self
-    }
-
-    /// Password hashing on `threads` threads, a request waiting at most `wait`.
-    pub fn with_password_hashing(mut self, threads: usize, wait: std::time::Duration) -> Self {
-        self.passwords = Arc::new(crate::auth::PasswordPool::new(threads, wait));
-        self
-    }
-
-    pub fn passwords(&self) -> &crate::auth::PasswordPool {
-        &self.passwords
-    }
-
-    /// The settle watermark, shared by every reader of the player feed in this
-    /// process (see [`SettledCache`]). The lock is held across the read, so
-    /// subscribers woken together wait for one read instead of making their own.
-    pub(crate) async fn settled_tx(&self) -> Result<Option<i64>, ApiError> {
-        let mut last = self.settled.last.lock().await;
-        if let Some((at, value)) = *last
-            && at.elapsed() < SETTLED_MAX_AGE
-        {
-            return Ok(value);
-        }
-        let read_at = std::time::Instant::now();
-        let value = crate::store::settled_tx(&self.db).await?;
-        *last = Some((read_at, value));
-        Ok(value)
-    }
-
-    /// How this server delivers webhooks (the defaults otherwise).
-    pub fn with_webhook_settings(mut self, settings: crate::config::WebhookSettings) -> Self {
-        self.webhooks = settings;
-        self
-    }
-
-    pub fn hub(&self) -> &Arc<hub::Hub> {
-        &self.hub
-    }
-
-    pub fn metrics(&self) -> &Metrics {
-        &self.metrics
-    }
-
-    /// Refreshes the gauges read from the database, then renders every metric.
-    pub async fn render_metrics(&self) -> Result<String, ApiError> {
-        for (status, n) in crate::store::count_matches_by_status(&self.db).await? {
-            self.metrics
-                .matches
-                .with_label_values(&[status.as_str()])
-                .set(n);
-        }
-        let (size, idle) = crate::store::pool_usage(&self.db);
-        self.metrics.pool.with_label_values(&["open"]).set(size);
-        self.metrics.pool.with_label_values(&["idle"]).set(idle);
-        self.metrics
-            .pool
-            .with_label_values(&["in_use"])
-            .set(size - idle);
-        let hashes = &self.metrics.password_hashes;
-        hashes
-            .with_label_values(&["running"])
-            .set(self.passwords.running() as i64);
-        hashes
-            .with_label_values(&["peak"])
-            .set(self.passwords.peak() as i64);
-        let (entries, bytes) = self.snapshots.usage();
-        let cache = &self.metrics.match_cache;
-        cache.with_label_values(&["entries"]).set(entries as i64);
-        cache.with_label_values(&["bytes"]).set(bytes as i64);
-        Ok(self.metrics.render())
-    }
-
-    pub fn jwt(&self) -> &JwtKeys {
-        &self.jwt
-    }
-
-    pub fn db(&self) -> &DatabaseConnection {
-        &self.db
-    }
-
-    fn game(&self, id: &str) -> Option<&dyn DynGame> {
-        self.games
-            .iter()
-            .find(|g| g.info().id == id)
-            .map(|g| g.as_ref())
-    }
-
-    /// A stored match's game; a missing one means the row is corrupt.
-    fn game_of(&self, id: &str) -> Result<&dyn DynGame, ApiError> {
-        self.game(id)
-            .ok_or_else(|| ApiError::internal(format!("match of unknown game {id}")))
-    }
-
-    pub fn games(&self) -> &[Box<dyn DynGame>] {
-        &self.games
-    }
-
-    /// Names of players by id.
-    async fn player_names(
-        &self,
-        ids: Vec<uuid::Uuid>,
-    ) -> Result<std::collections::HashMap<uuid::Uuid, String>, ApiError> {
-        Ok(crate::store::players_by_ids(&self.db, ids)
-            .await?
-            .into_iter()
-            .map(|p| (p.id, p.name))
-            .collect())
-    }
-
-    /// Readiness: the database answers.
-    pub async fn ready(&self) -> bool {
-        crate::store::ping(&self.db).await.is_ok()
-    }
-}
-
-/// Runs a write transaction, retrying a few times with jitter when the database
-/// reports contention; then gives up with a 503.
-macro_rules! with_retry {
-    ($body:expr) => {{
-        let mut attempt = 0u32;
-        loop {
-            match $body.await {
-                Err(e)
-                    if e.status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE
-                        && attempt < 4 =>
-                {
-                    attempt += 1;
-                    let jitter = (uuid::Uuid::new_v4().as_u128() % 20) as u64;
-                    tokio::time::sleep(std::time::Duration::from_millis(
-                        10 * u64::from(attempt) + jitter,
-                    ))
-                    .await;
-                }
-                other => break other,
-            }
-        }
-    }};
-}
-pub(crate) use with_retry;
-
-/// Encodes a list cursor (opaque to clients).
-fn encode_cursor(raw: &str) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw.as_bytes())
-}
-
-/// Decodes a list cursor; a bad one is the client's fault (400).
-fn decode_cursor(cursor: &str) -> Result<String, ApiError> {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor.as_bytes())
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .ok_or_else(|| {
-            ApiError::bad_request(
-                "invalid_cursor",
-                "The cursor is not one this server issued.",
-            )
-        })
-}
-
-fn invalid_cursor() -> ApiError {
-    ApiError::bad_request(
-        "invalid_cursor",
-        "The cursor is not one this server issued.",
-    )
-}
-
-/// The id a page of a list ordered by id starts below.
-fn uuid_cursor(cursor: Option<String>) -> Result<Option<uuid::Uuid>, ApiError> {
-    cursor
-        .map(|c| decode_cursor(&c)?.parse().map_err(|_| invalid_cursor()))
-        .transpose()
-}
-
-/// The offset a page of a list ordered otherwise starts at.
-fn offset_cursor(cursor: Option<String>) -> Result<u64, ApiError> {
-    cursor.map_or(Ok(0), |c| {
-        decode_cursor(&c)?.parse().map_err(|_| invalid_cursor())
-    })
-}
-
-fn page_limit(limit: Option<u64>) -> Result<u64, ApiError> {
-    match limit {
-        None => Ok(50),
-        Some(l) if (1..=200).contains(&l) => Ok(l),
-        Some(_) => Err(ApiError::bad_request(
-            "invalid_limit",
-            "limit must be between 1 and 200.",
-        )),
-    }
-}
-
-impl Service {
-    /// The game catalogue.
-    pub fn catalogue(&self) -> Vec<models::GameResponse> {
-        self.games
-            .iter()
-            .map(|g| {
-                let info = g.info();
-                let data = self.data.current(info.id);
-                models::GameResponse {
-                    id: info.id.to_owned(),
-                    name: info.name.to_owned(),
-                    summary: info.summary.to_owned(),
-                    seats: info.seats,
-                    options: info.options,
-                    service_options: serde_json::json!({
-                        "rated": true,
-                        "position": null,
-                        "move_time_limit": null,
-                        "timeout_policy": timing::POLICY_BOT,
-                        "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
-                    }),
-                    bots: g.bot_kinds().into_iter().map(str::to_owned).collect(),
-                    data_sha256: data.as_ref().map(|d| d.sha256.clone()).unwrap_or_default(),
-                    data_placeholder: data.is_some_and(|d| d.placeholder),
-                }
-            })
-            .collect()
+        self.records.watch_remote_changes();
     }
 }

@@ -23,6 +23,18 @@ pub struct PlayerResponse {
     pub created_at: DateTime<Utc>,
 }
 
+/// Your own profile: the public one, and your settings.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MyProfileResponse {
+    pub id: Uuid,
+    pub name: String,
+    pub is_bot: bool,
+    pub created_at: DateTime<Utc>,
+    /// The language you chose for the web client (and mail); null until you
+    /// choose one, when a client follows the browser's languages.
+    pub locale: Option<crate::i18n::Locale>,
+}
+
 /// An access token for `Authorization: Bearer <access_token>`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct TokenResponse {
@@ -85,6 +97,11 @@ pub struct GameResponse {
     /// `absent_move_time_limit` (seconds an absent seat gets, with `bot`).
     #[schema(value_type = Object)]
     pub service_options: Value,
+    /// The options `POST /matches` takes for this game (its own and the
+    /// service's), as a self-contained JSON Schema (2020-12): what the server
+    /// validates them against, for a client that builds its own form.
+    #[schema(value_type = Object)]
+    pub options_schema: Value,
     /// The bots that can take a seat (`bots` of `POST /matches`, or
     /// `POST /matches/{id}/bots`), weakest first.
     pub bots: Vec<String>,
@@ -134,6 +151,39 @@ pub struct PromptResponse {
     /// (see the API guide).
     #[schema(value_type = Option<Vec<Object>>)]
     pub legal: Option<Vec<Value>>,
+}
+
+/// A match as it stood at one step, as the caller may see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PositionResponse {
+    pub match_id: Uuid,
+    /// The step this is the position at: 0 is the start, and the position at a
+    /// step comes after every move of the steps before it.
+    pub step: i64,
+    /// The match's step now: its positions are 0 to this.
+    pub last_step: i64,
+    /// The caller's seat, whose view `view` is; null for everybody else.
+    pub your_seat: Option<usize>,
+    /// The game's view of the position for the caller, as `GET /matches/{id}`
+    /// gave it at that step (a seat's own secrets, nobody else's).
+    #[schema(value_type = Object)]
+    pub view: Box<serde_json::value::RawValue>,
+    /// Who was to move at that position and how; null where the match ended.
+    pub prompt: Option<PositionPrompt>,
+    /// The whole state at that step, hidden parts included: once the match is
+    /// over, to everybody who may read it.
+    #[schema(value_type = Option<Object>)]
+    pub state: Option<Value>,
+}
+
+/// The decision a position waited for.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PositionPrompt {
+    pub round: Option<u32>,
+    pub kind: String,
+    pub sealed: bool,
+    /// The seats that owed a move at the start of that step.
+    pub awaiting: Vec<usize>,
 }
 
 /// One seat's final place.
@@ -224,6 +274,8 @@ pub struct MatchSummary {
     pub visibility: String,
     /// The club whose match this is.
     pub club_id: Option<Uuid>,
+    /// The final places of a finished match, best first; null otherwise.
+    pub result: Option<Vec<PlacingResponse>>,
 }
 
 /// A page of matches.

@@ -7,65 +7,85 @@
 //! other hand, goes through the credential cache's invalidation, as a password
 //! change does: every replica forgets its checks and ends the account's streams.
 
-use sea_orm::ConnectionTrait;
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use super::lifecycle::{ABORTED, ACTIVE, WAITING, not_found};
-use super::models::{AuditEntry, AuditPage, MatchResponse, ModerationResponse};
-use super::{Service, decode_cursor, encode_cursor, page_limit, with_retry};
 use crate::auth::AuthenticatedPlayer;
-use crate::errors::ApiError;
-use crate::store::{self, entities::audit_log};
+use crate::service::accounts::Accounts;
+use crate::service::clock::Clock;
+use crate::service::commits::Commits;
+use crate::service::error::{Error, Result};
+use crate::service::hub::Hub;
+use crate::service::lifecycle::{ABORTED, ACTIVE, WAITING, not_found};
+use crate::service::lobby::Lobby;
+use crate::service::models::{AuditEntry, AuditPage, MatchResponse, ModerationResponse};
+use crate::service::pages::{decode_cursor, encode_cursor, page_limit};
+use crate::service::reads::Reads;
+use crate::service::tx::transaction;
+use crate::service::visibility::{Policy, ROLE_ADMIN, ROLE_PLAYER};
+use crate::store;
 
-pub const ROLE_PLAYER: &str = "player";
-pub const ROLE_ADMIN: &str = "admin";
+/// Admins, disabled accounts, cancelled matches and the audit log.
+pub struct Moderation {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+    hub: Arc<Hub>,
+    accounts: Arc<Accounts>,
+    lobby: Arc<Lobby>,
+    policy: Arc<Policy>,
+    reads: Arc<Reads>,
+    commits: Arc<Commits>,
+}
+
+impl Moderation {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        db: DatabaseConnection,
+        clock: Arc<dyn Clock>,
+        hub: Arc<Hub>,
+        accounts: Arc<Accounts>,
+        lobby: Arc<Lobby>,
+        policy: Arc<Policy>,
+        reads: Arc<Reads>,
+        commits: Arc<Commits>,
+    ) -> Self {
+        Self {
+            db,
+            clock,
+            hub,
+            accounts,
+            lobby,
+            policy,
+            reads,
+            commits,
+        }
+    }
+}
 
 /// The actor the audit log names for the operator's command line.
 pub const CLI_ACTOR: &str = "cli";
 
 const MAX_REASON_CHARS: usize = 500;
 
-fn not_admin() -> ApiError {
-    ApiError::forbidden("not_admin", "Only an admin may do this.")
+fn not_admin() -> Error {
+    Error::forbidden("not_admin", "Only an admin may do this.")
 }
 
-fn player_not_found() -> ApiError {
-    super::players::player_not_found()
+fn player_not_found() -> Error {
+    super::accounts::player_not_found()
 }
 
-fn check_reason(reason: Option<&str>) -> Result<Option<String>, ApiError> {
+fn check_reason(reason: Option<&str>) -> Result<Option<String>, Error> {
     match reason.map(str::trim) {
-        Some(r) if r.chars().count() > MAX_REASON_CHARS => Err(ApiError::unprocessable(
+        Some(r) if r.chars().count() > MAX_REASON_CHARS => Err(Error::unprocessable(
             "invalid_reason",
             "A reason has at most 500 characters.",
         )),
         Some("") | None => Ok(None),
         Some(r) => Ok(Some(r.to_owned())),
     }
-}
-
-/// Records one moderation action (in the caller's transaction).
-pub(super) async fn audit(
-    db: &impl ConnectionTrait,
-    now: chrono::DateTime<chrono::Utc>,
-    actor: &str,
-    action: &str,
-    target: &str,
-    reason: Option<String>,
-) -> Result<(), ApiError> {
-    store::insert_audit(
-        db,
-        audit_log::Model {
-            id: Uuid::now_v7(),
-            at: now,
-            actor: actor.to_owned(),
-            action: action.to_owned(),
-            target: target.to_owned(),
-            reason,
-        },
-    )
-    .await
-    .map_err(Into::into)
 }
 
 /// Grants (or revokes) the admin role by name, for the operator's command
@@ -75,34 +95,24 @@ pub async fn set_admin_by_cli(
     db: &sea_orm::DatabaseConnection,
     name: &str,
     admin: bool,
-) -> Result<bool, ApiError> {
-    let Some(p) = store::credentials_by_name(db, name).await? else {
+) -> Result<bool, Error> {
+    let Some(p) = store::auth::credentials_by_name(db, name).await? else {
         return Ok(false);
     };
     if p.is_bot {
         return Ok(false);
     }
     let tx = store::begin_write(db).await?;
-    store::set_role(&tx, p.id, if admin { ROLE_ADMIN } else { ROLE_PLAYER }).await?;
+    store::moderation::set_role(&tx, p.id, if admin { ROLE_ADMIN } else { ROLE_PLAYER }).await?;
     let action = if admin { "grant_admin" } else { "revoke_admin" };
-    audit(&tx, chrono::Utc::now(), CLI_ACTOR, action, &p.name, None).await?;
+    store::moderation::audit(&tx, chrono::Utc::now(), CLI_ACTOR, action, &p.name, None).await?;
     tx.commit().await?;
     Ok(true)
 }
 
-impl Service {
-    /// Whether the player may moderate (is an admin). The hook for moderation
-    /// elsewhere (deleting a chat message, say): call it with the request's
-    /// player and refuse with 403 `not_admin` when it answers false. One
-    /// primary-key read, never cached: a revoked role counts at once.
-    pub async fn may_moderate(&self, me: &AuthenticatedPlayer) -> Result<bool, ApiError> {
-        Ok(store::credentials_by_id(&self.db, me.id)
-            .await?
-            .is_some_and(|p| p.role == ROLE_ADMIN && p.disabled_at.is_none() && !p.is_bot))
-    }
-
-    async fn require_admin(&self, me: &AuthenticatedPlayer) -> Result<(), ApiError> {
-        if self.may_moderate(me).await? {
+impl Moderation {
+    async fn require_admin(&self, me: &AuthenticatedPlayer) -> Result<(), Error> {
+        if self.policy.is_admin(me).await? {
             Ok(())
         } else {
             Err(not_admin())
@@ -117,27 +127,31 @@ impl Service {
         name: &str,
         admin: bool,
         reason: Option<&str>,
-    ) -> Result<ModerationResponse, ApiError> {
+    ) -> Result<ModerationResponse, Error> {
         self.require_admin(me).await?;
         let reason = check_reason(reason)?;
-        let target = store::credentials_by_name(&self.db, name)
+        let target = store::auth::credentials_by_name(&self.db, name)
             .await?
             .filter(|p| !p.is_bot)
             .ok_or_else(player_not_found)?;
         if !admin && target.id == me.id {
-            return Err(ApiError::conflict(
+            return Err(Error::conflict(
                 "own_admin_role",
                 "An admin cannot revoke their own role; another admin (or the command line) can.",
             ));
         }
         let action = if admin { "grant_admin" } else { "revoke_admin" };
         let now = self.clock.now();
-        with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            store::set_role(&tx, target.id, if admin { ROLE_ADMIN } else { ROLE_PLAYER }).await?;
-            audit(&tx, now, &me.name, action, &target.name, reason.clone()).await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(())
+        transaction!(&self.db, |tx| {
+            store::moderation::set_role(
+                tx,
+                target.id,
+                if admin { ROLE_ADMIN } else { ROLE_PLAYER },
+            )
+            .await?;
+            store::moderation::audit(tx, now, &me.name, action, &target.name, reason.clone())
+                .await?;
+            Ok::<_, Error>(())
         })?;
         tracing::info!(admin = %me.name, target = %target.name, action, "moderation");
         Ok(ModerationResponse {
@@ -156,35 +170,34 @@ impl Service {
         name: &str,
         disabled: bool,
         reason: Option<&str>,
-    ) -> Result<ModerationResponse, ApiError> {
+    ) -> Result<ModerationResponse, Error> {
         self.require_admin(me).await?;
         let reason = check_reason(reason)?;
-        let target = store::credentials_by_name(&self.db, name)
+        let target = store::auth::credentials_by_name(&self.db, name)
             .await?
             .filter(|p| !p.is_bot)
             .ok_or_else(player_not_found)?;
         if disabled && target.id == me.id {
-            return Err(ApiError::conflict(
+            return Err(Error::conflict(
                 "own_account",
                 "An admin cannot disable their own account.",
             ));
         }
         let action = if disabled { "disable" } else { "enable" };
         let now = self.clock.now();
-        with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            store::set_disabled(
-                &tx,
+        transaction!(&self.db, |tx| {
+            store::moderation::set_disabled(
+                tx,
                 target.id,
                 disabled.then_some(now),
                 if disabled { reason.as_deref() } else { None },
             )
             .await?;
-            audit(&tx, now, &me.name, action, &target.name, reason.clone()).await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(())
+            store::moderation::audit(tx, now, &me.name, action, &target.name, reason.clone())
+                .await?;
+            Ok::<_, Error>(())
         })?;
-        self.credentials.clear();
+        self.accounts.credentials.clear();
         self.hub.credentials_changed(target.id);
         tracing::info!(admin = %me.name, target = %target.name, action, "moderation");
         Ok(ModerationResponse {
@@ -202,23 +215,21 @@ impl Service {
         me: &AuthenticatedPlayer,
         id: Uuid,
         reason: Option<&str>,
-    ) -> Result<MatchResponse, ApiError> {
+    ) -> Result<MatchResponse, Error> {
         self.require_admin(me).await?;
         let reason = check_reason(reason)?;
         let now = self.clock.now();
-        with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            let mut m = store::lock_match(&tx, id).await?.ok_or_else(not_found)?;
+        transaction!(&self.db, |tx| {
+            let mut m = store::matches::lock_match(tx, id)
+                .await?
+                .ok_or_else(not_found)?;
             if m.status != WAITING && m.status != ACTIVE {
-                return Err(ApiError::conflict(
-                    "match_over",
-                    "The match is already over.",
-                ));
+                return Err(Error::conflict("match_over", "The match is already over."));
             }
             m.deadline_at = None;
-            self.abort_waiting(&tx, &mut m, "moderated").await?;
-            audit(
-                &tx,
+            self.lobby.abort_waiting(tx, &mut m, "moderated").await?;
+            store::moderation::audit(
+                tx,
                 now,
                 &me.name,
                 "cancel_match",
@@ -226,15 +237,14 @@ impl Service {
                 reason.clone(),
             )
             .await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(m)
+            Ok::<_, Error>(m)
         })
         .map(|m| {
             debug_assert_eq!(m.status, ABORTED);
-            self.committed(&m)
+            self.commits.committed(&m)
         })?;
         tracing::info!(admin = %me.name, match_id = %id, "moderation: match cancelled");
-        self.get_match(Some(me.id), id).await
+        self.reads.get_match(Some(me.id), id).await
     }
 
     /// The audit log, newest first.
@@ -243,19 +253,19 @@ impl Service {
         me: &AuthenticatedPlayer,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<AuditPage, ApiError> {
+    ) -> Result<AuditPage, Error> {
         self.require_admin(me).await?;
         let limit = page_limit(limit)?;
         let before = match cursor {
             Some(c) => Some(decode_cursor(&c)?.parse::<Uuid>().map_err(|_| {
-                ApiError::bad_request(
+                Error::bad_request(
                     "invalid_cursor",
                     "The cursor is not one this server issued.",
                 )
             })?),
             None => None,
         };
-        let mut rows = store::list_audit(&self.db, before, limit + 1).await?;
+        let mut rows = store::moderation::list_audit(&self.db, before, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         Ok(AuditPage {

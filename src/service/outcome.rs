@@ -2,9 +2,8 @@
 //! forfeited seat below every other, or an early end when fewer than two seats
 //! are left in play. Pure, so that replay verification reaches the same result.
 
-use crate::games::AnyState;
-
-use crate::games::{DynError, DynGame, Outcome, Placing, Progress, Seat};
+use crate::games::{AnyState, DynError, DynGame, Outcome, Placing, Progress, Seat};
+use crate::service::error::Result;
 
 /// Whether forfeits leave too few seats in play for the match to go on.
 pub fn ends_early(seats: usize, forfeited: &[Seat]) -> bool {

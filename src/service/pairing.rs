@@ -43,7 +43,7 @@ pub struct Line {
 }
 
 /// A score compared without the noise of floating sums (thirds, quarters).
-fn key(x: f64) -> i64 {
+pub(crate) fn key(x: f64) -> i64 {
     (x * 1e6).round() as i64
 }
 

@@ -1,142 +1,55 @@
-//! Per-game Weng-Lin ratings (the OpenSkill family, through `skillratings`),
-//! updated when a rated match's finish is folded (see `folds`).
+//! Leaderboards and players' rating histories. The ratings themselves are
+//! computed in `skill` and written when a finish is folded (see `folds`).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
-use skillratings::MultiTeamOutcome;
-use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
-use uuid::Uuid;
+use sea_orm::DatabaseConnection;
 
-use super::models::{
+use crate::service::accounts::player_not_found;
+use crate::service::error::{Error, Result};
+use crate::service::folds::Folds;
+use crate::service::games::Games;
+use crate::service::models::{
     LeaderboardEntry, LeaderboardPage, PlayerRef, RatingChange, RatingResponse, RatingsPage,
 };
-use super::players::player_not_found;
-use super::{Service, decode_cursor, encode_cursor, offset_cursor, page_limit};
-use crate::errors::ApiError;
-use crate::games::Outcome;
+use crate::service::pages::{decode_cursor, encode_cursor, offset_cursor, page_limit};
 use crate::store;
-use crate::store::entities::{match_seats, rating_history, ratings};
 
-pub(super) fn default_rating() -> (f64, f64) {
-    let r = WengLinRating::new();
-    (r.rating, r.uncertainty)
+/// Leaderboards and players' rating histories.
+pub struct Ratings {
+    db: DatabaseConnection,
+    games: Arc<Games>,
+    folds: Arc<Folds>,
 }
 
-/// One placed seat of a finished match, as its rating update needs it: queued
-/// with the finish (`pending_finishes.placed`), applied when folded.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub(super) struct Placed {
-    pub player: Uuid,
-    pub rank: u32,
-    /// Whether this seat's rating moves (the others' take part in the
-    /// computation but are not written).
-    pub moves: bool,
-}
-
-/// The rating input of a finished match: every placed seat with a player,
-/// `moves` telling whose rating moves; none when fewer than two are placed or
-/// no rating moves.
-pub(super) fn rating_input(
-    outcome: &Outcome,
-    seats: &[match_seats::Model],
-    moves: impl Fn(&match_seats::Model) -> bool,
-) -> Option<Vec<Placed>> {
-    let seat_of = |seat: usize| seats.iter().find(|s| s.seat as usize == seat);
-    let placed: Vec<Placed> = outcome
-        .placings
-        .iter()
-        .filter_map(|p| {
-            seat_of(p.seat).map(|s| Placed {
-                player: s.player_id,
-                rank: p.rank,
-                moves: moves(s),
-            })
-        })
-        .collect();
-    (placed.len() >= 2 && placed.iter().any(|p| p.moves)).then_some(placed)
-}
-
-/// Applies one finished match to the ratings in `rows` (every placed player's,
-/// locked): each seat is a team of one, and tied seats share their rank.
-/// Answers the history rows of the ratings that moved.
-pub(super) fn rate(
-    rows: &mut HashMap<Uuid, ratings::Model>,
-    placed: &[Placed],
-    game: &str,
-    match_id: Uuid,
-    at: DateTime<Utc>,
-) -> Vec<rating_history::Model> {
-    let current = |id: Uuid| {
-        rows.get(&id)
-            .map(|r| WengLinRating {
-                rating: r.mu,
-                uncertainty: r.sigma,
-            })
-            .unwrap_or_default()
-    };
-    let teams: Vec<[WengLinRating; 1]> = placed.iter().map(|p| [current(p.player)]).collect();
-    let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-        .iter()
-        .zip(placed)
-        .map(|(t, p)| (&t[..], MultiTeamOutcome::new(p.rank as usize)))
-        .collect();
-    let updated = weng_lin_multi_team(&input, &WengLinConfig::new());
-    let mut history = Vec::new();
-    for (p, new) in placed.iter().zip(updated) {
-        if !p.moves {
-            continue;
-        }
-        let (Some(row), Some(after)) = (rows.get_mut(&p.player), new.first()) else {
-            continue;
-        };
-        history.push(rating_history::Model {
-            id: 0,
-            game: game.to_owned(),
-            player_id: p.player,
-            match_id,
-            mu_before: row.mu,
-            sigma_before: row.sigma,
-            mu_after: after.rating,
-            sigma_after: after.uncertainty,
-            rating_after: after.rating - 3.0 * after.uncertainty,
-            rank: p.rank as i32,
-            created_at: at,
-        });
-        row.mu = after.rating;
-        row.sigma = after.uncertainty;
-        row.rating = after.rating - 3.0 * after.uncertainty;
-        row.games += 1;
-        row.wins += i32::from(p.rank == 1);
-        row.updated_at = at;
+impl Ratings {
+    pub fn new(db: DatabaseConnection, games: Arc<Games>, folds: Arc<Folds>) -> Self {
+        Self { db, games, folds }
     }
-    history
 }
 
-impl Service {
+impl Ratings {
     pub async fn leaderboard(
         &self,
         game: &str,
         min_games: Option<i32>,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<LeaderboardPage, ApiError> {
-        if self.game(game).is_none() {
-            return Err(ApiError::not_found(
-                "game_not_found",
-                "No game has that id.",
-            ));
+    ) -> Result<LeaderboardPage, Error> {
+        if self.games.get(game).is_none() {
+            return Err(Error::not_found("game_not_found", "No game has that id."));
         }
         let limit = page_limit(limit)?;
         let offset = offset_cursor(cursor)?;
         let min_games = min_games.unwrap_or(1).max(0);
-        self.settle_finishes().await?;
-        let mut rows = store::leaderboard(&self.db, game, min_games, offset, limit + 1).await?;
+        self.folds.settle_finishes().await?;
+        let mut rows =
+            store::ratings::leaderboard(&self.db, game, min_games, offset, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
-        let names = self
-            .player_names(rows.iter().map(|r| r.player_id).collect())
-            .await?;
+        let names =
+            store::players::names_by_id(&self.db, rows.iter().map(|r| r.player_id).collect())
+                .await?;
         let items = rows
             .iter()
             .enumerate()
@@ -165,30 +78,27 @@ impl Service {
         game: Option<String>,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<RatingsPage, ApiError> {
+    ) -> Result<RatingsPage, Error> {
         let limit = page_limit(limit)?;
-        let player = store::player_by_name(&self.db, name)
+        let player = store::players::player_by_name(&self.db, name)
             .await?
             .ok_or_else(player_not_found)?;
         if let Some(g) = &game
-            && self.game(g).is_none()
+            && self.games.get(g).is_none()
         {
-            return Err(ApiError::not_found(
-                "game_not_found",
-                "No game has that id.",
-            ));
+            return Err(Error::not_found("game_not_found", "No game has that id."));
         }
         let after = match cursor {
             Some(c) => Some(decode_cursor(&c)?.parse::<i64>().map_err(|_| {
-                ApiError::bad_request(
+                Error::bad_request(
                     "invalid_cursor",
                     "The cursor is not one this server issued.",
                 )
             })?),
             None => None,
         };
-        self.settle_finishes().await?;
-        let current = store::ratings_of(&self.db, player.id)
+        self.folds.settle_finishes().await?;
+        let current = store::ratings::ratings_of(&self.db, player.id)
             .await?
             .into_iter()
             .filter(|r| game.as_deref().is_none_or(|g| g == r.game))
@@ -201,9 +111,14 @@ impl Service {
                 wins: r.wins as u32,
             })
             .collect();
-        let mut rows =
-            store::rating_history_of(&self.db, player.id, game.as_deref(), after, limit + 1)
-                .await?;
+        let mut rows = store::ratings::rating_history_of(
+            &self.db,
+            player.id,
+            game.as_deref(),
+            after,
+            limit + 1,
+        )
+        .await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = if more {

@@ -2,19 +2,66 @@
 //! check that a bundle is what the server published.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use sea_orm::DatabaseConnection;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::lifecycle::{ABORTED, FINISHED, forfeited_seats, not_found, seed_of};
-use super::outcome::final_outcome;
-use super::{Service, data};
-use crate::errors::ApiError;
+use super::data;
 use crate::games::rng::{GameRng, sha256_hex};
 use crate::games::{DynGame, Outcome};
+use crate::service::chat::Chat;
+use crate::service::error::{Error, Result};
+use crate::service::games::Games;
+use crate::service::lifecycle::{FINISHED, forfeited_seats, not_found, seed_of};
+use crate::service::models::PositionResponse;
+use crate::service::outcome::final_outcome;
+use crate::service::positions::Positions;
+use crate::service::records::Records;
+use crate::service::visibility::{Access, MoveShown, Policy};
 use crate::store;
+
+/// Replay bundles: exported, and checked.
+pub struct Replays {
+    db: DatabaseConnection,
+    games: Arc<Games>,
+    records: Arc<Records>,
+    policy: Arc<Policy>,
+    chat: Arc<Chat>,
+    positions: Arc<Positions>,
+}
+
+impl Replays {
+    pub fn new(
+        db: DatabaseConnection,
+        games: Arc<Games>,
+        records: Arc<Records>,
+        policy: Arc<Policy>,
+        chat: Arc<Chat>,
+        positions: Arc<Positions>,
+    ) -> Self {
+        Self {
+            db,
+            games,
+            records,
+            policy,
+            chat,
+            positions,
+        }
+    }
+}
+
+/// A line of the bulk export: a bundle, with every position when asked for.
+#[derive(Serialize)]
+struct ExportLine<'a> {
+    #[serde(flatten)]
+    bundle: &'a ReplayBundle,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    positions: Option<Vec<PositionResponse>>,
+}
 
 /// One move of a bundle.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -163,7 +210,7 @@ fn hex_decode(s: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-fn placings(o: &Outcome) -> Vec<BundlePlacing> {
+pub(crate) fn placings(o: &Outcome) -> Vec<BundlePlacing> {
     o.placings
         .iter()
         .map(|p| BundlePlacing {
@@ -224,7 +271,7 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
     {
         let mut options = b.options.as_object().cloned().unwrap_or_default();
         let position = options.remove("position").filter(|p| !p.is_null());
-        for key in super::SERVICE_OPTION_KEYS {
+        for key in super::options::SERVICE_OPTION_KEYS {
             options.remove(key);
         }
         let options = Value::Object(options);
@@ -352,36 +399,38 @@ pub fn verify(games: &[Box<dyn DynGame>], b: &ReplayBundle) -> VerifyReport {
     r
 }
 
-impl Service {
+impl Replays {
     /// A match's replay bundle: complete once it is over; before that only public
     /// parts, no seed and no position.
     pub async fn export_match(
         &self,
         caller: Option<Uuid>,
         id: Uuid,
-    ) -> Result<ReplayBundle, ApiError> {
-        let m = self.require_visible_id(caller, id).await?;
-        self.bundle_of(m).await
+    ) -> Result<ReplayBundle, Error> {
+        let (m, seats, access) = self.policy.access_by_id(caller, id).await?;
+        self.bundle_of(m, seats, access).await
     }
 
-    /// The bundle of a match the caller may read.
+    /// The bundle of a match, as a viewer with `access` may have it.
     async fn bundle_of(
         &self,
         m: crate::store::entities::matches::Model,
-    ) -> Result<ReplayBundle, ApiError> {
+        seats: Vec<crate::store::entities::match_seats::Model>,
+        access: Access,
+    ) -> Result<ReplayBundle, Error> {
         let id = m.id;
-        let over = m.status == FINISHED || m.status == ABORTED;
-        let seats = store::seats_of(&self.db, id).await?;
-        let names = self.names(&self.db, &seats, None).await?;
+        let over = access.shows_secrets_of_setup();
+        let names = self.records.names(&self.db, &seats, None).await?;
         let files = self
+            .games
             .data
             .files_by_sha(&self.db, &m.data_sha256)
             .await
-            .map_err(ApiError::internal)?;
-        let mut options: Value = serde_json::from_str(&m.options).map_err(ApiError::internal)?;
+            .map_err(Error::internal)?;
+        let mut options: Value = serde_json::from_str(&m.options).map_err(Error::internal)?;
         if let (Some(o), Some(p)) = (options.as_object_mut(), m.position.as_deref()) {
             let shown = if over {
-                serde_json::from_str(p).map_err(ApiError::internal)?
+                serde_json::from_str(p).map_err(Error::internal)?
             } else {
                 serde_json::json!({"redacted": true})
             };
@@ -390,11 +439,11 @@ impl Service {
         let mut moves = Vec::new();
         let mut after = None;
         loop {
-            let page = store::moves_of(&self.db, id, after, 1000).await?;
+            let page = store::moves::moves_of(&self.db, id, after, 1000).await?;
             let Some(last) = page.last() else { break };
             after = Some(last.id);
             for mv in &page {
-                let visible = over || mv.revealed;
+                let visible = access.move_shown(mv) == MoveShown::Whole;
                 let text = if visible {
                     &mv.action
                 } else {
@@ -403,7 +452,7 @@ impl Service {
                 moves.push(BundleMove {
                     step: mv.step,
                     seat: mv.seat as usize,
-                    action: serde_json::from_str(text).map_err(ApiError::internal)?,
+                    action: serde_json::from_str(text).map_err(Error::internal)?,
                     sealed: !visible,
                     created_at: mv.created_at,
                     commitment: mv.commitment.clone(),
@@ -412,7 +461,7 @@ impl Service {
                 });
             }
         }
-        let rounds = store::rounds_of(&self.db, id)
+        let rounds = store::moves::rounds_of(&self.db, id)
             .await?
             .into_iter()
             .map(|r| BundleRound {
@@ -439,10 +488,10 @@ impl Service {
         let mut chat = Vec::new();
         let mut after = 0;
         loop {
-            let page = store::chat_messages(&self.db, id, after, &[], 1000).await?;
+            let page = store::chat::chat_messages(&self.db, id, after, &[], 1000).await?;
             let Some(last) = page.last() else { break };
             after = last.seq;
-            for r in self.chat_responses(&page).await? {
+            for r in self.chat.chat_responses(&page).await? {
                 chat.push(BundleChatMessage {
                     id: r.id,
                     author_id: r.author.id,
@@ -454,9 +503,9 @@ impl Service {
                 });
             }
         }
-        let result = match (m.status == FINISHED, self.state_of(&m).await?) {
+        let result = match (m.status == FINISHED, self.records.state_of(&m).await?) {
             (true, Some(state)) => {
-                let game = self.game_of(&m.game)?;
+                let game = self.games.of(&m.game)?;
                 let forfeited = forfeited_seats(&seats);
                 final_outcome(game, &state, m.seat_count as usize, &forfeited)?
                     .map(|o| placings(&o))
@@ -495,57 +544,86 @@ impl Service {
         })
     }
 
-    /// Bundles of finished matches as NDJSON, and the cursor of the next batch.
-    pub async fn export_finished(
+    /// The finished matches of one response of the bulk export, in order, and
+    /// the cursor of the next: each is then written by [`Self::export_line`],
+    /// one at a time, so a response is streamed rather than held.
+    pub async fn export_batch(
         &self,
         game: Option<String>,
         since: Option<chrono::DateTime<chrono::Utc>>,
         until: Option<chrono::DateTime<chrono::Utc>>,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<(String, Option<String>), ApiError> {
+    ) -> Result<(Vec<Uuid>, Option<String>), Error> {
         let limit = match limit {
             None => 100,
             Some(l) if (1..=1000).contains(&l) => l,
             Some(_) => {
-                return Err(ApiError::bad_request(
+                return Err(Error::bad_request(
                     "invalid_limit",
                     "limit must be between 1 and 1000.",
-                ));
+                )
+                .arg("max", 1000));
             }
         };
-        let after = match cursor {
-            Some(c) => Some(super::decode_cursor(&c)?.parse::<Uuid>().map_err(|_| {
-                ApiError::bad_request(
-                    "invalid_cursor",
-                    "The cursor is not one this server issued.",
-                )
-            })?),
-            None => None,
-        };
-        let mut ids =
-            store::finished_matches(&self.db, game.as_deref(), since, until, after, limit + 1)
-                .await?;
+        let after =
+            match cursor {
+                Some(c) => Some(super::pages::decode_cursor(&c)?.parse::<Uuid>().map_err(
+                    |_| {
+                        Error::bad_request(
+                            "invalid_cursor",
+                            "The cursor is not one this server issued.",
+                        )
+                    },
+                )?),
+                None => None,
+            };
+        let mut ids = store::matches::finished_matches(
+            &self.db,
+            game.as_deref(),
+            since,
+            until,
+            after,
+            limit + 1,
+        )
+        .await?;
         let more = ids.len() as u64 > limit;
         ids.truncate(limit as usize);
-        let mut out = String::new();
-        for id in &ids {
-            let m = store::match_by_id(&self.db, *id)
-                .await?
-                .ok_or_else(not_found)?;
-            let bundle = self.bundle_of(m).await?;
-            out.push_str(&serde_json::to_string(&bundle).map_err(ApiError::internal)?);
-            out.push('\n');
-        }
         let next = if more {
-            ids.last().map(|id| super::encode_cursor(&id.to_string()))
+            ids.last()
+                .map(|id| super::pages::encode_cursor(&id.to_string()))
         } else {
             None
         };
-        Ok((out, next))
+        Ok((ids, next))
+    }
+
+    /// One line of the bulk export (with its newline): the match's bundle, and
+    /// with `positions` every position as `GET /matches/{id}/positions/{step}`
+    /// answers anybody.
+    pub async fn export_line(&self, id: Uuid, positions: bool) -> Result<String, Error> {
+        let m = store::matches::match_by_id(&self.db, id)
+            .await?
+            .ok_or_else(not_found)?;
+        let seats = store::matches::seats_of(&self.db, id).await?;
+        // The bulk export is what anybody may read of each match.
+        let access = self.policy.anonymous(&m)?;
+        let positions = if positions {
+            Some(self.positions.all_positions(&m, access).await?)
+        } else {
+            None
+        };
+        let bundle = self.bundle_of(m, seats, access).await?;
+        let line = ExportLine {
+            bundle: &bundle,
+            positions,
+        };
+        let mut out = serde_json::to_string(&line).map_err(Error::internal)?;
+        out.push('\n');
+        Ok(out)
     }
 
     pub fn verify_bundle(&self, bundle: &ReplayBundle) -> VerifyReport {
-        verify(&self.games, bundle)
+        verify(self.games.all(), bundle)
     }
 }

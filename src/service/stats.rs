@@ -1,24 +1,41 @@
 //! Player and game statistics over finished matches, from the typed history tables.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use sea_orm::DatabaseConnection;
 
-use super::Service;
-use super::models::{
+use crate::service::accounts::player_not_found;
+use crate::service::error::{Error, Result};
+use crate::service::folds::Folds;
+use crate::service::games::Games;
+use crate::service::models::{
     GameStatsResponse, MatchCount, PlayGroup, PlayerGameStats, PlayerRef, PlayerStatsResponse,
     RoundRef, ValueStats, WinGroup,
 };
-use super::players::player_not_found;
-use crate::errors::ApiError;
 use crate::store;
-use crate::store::stats::{self, StatsFilter, Window};
+use crate::store::stats;
+use crate::store::stats::{StatsFilter, Window};
+
+/// Player and game statistics.
+pub struct Stats {
+    db: DatabaseConnection,
+    games: Arc<Games>,
+    folds: Arc<Folds>,
+}
+
+impl Stats {
+    pub fn new(db: DatabaseConnection, games: Arc<Games>, folds: Arc<Folds>) -> Self {
+        Self { db, games, folds }
+    }
+}
 
 fn ratio(a: i64, b: i64) -> Option<f64> {
     (b > 0).then(|| a as f64 / b as f64)
 }
 
-fn wins(key: String, seats: i64, wins: i64) -> WinGroup {
+pub(crate) fn wins(key: String, seats: i64, wins: i64) -> WinGroup {
     WinGroup {
         key,
         seats,
@@ -52,11 +69,12 @@ pub struct GameStatsQuery {
     pub include_positions: bool,
 }
 
-impl Service {
-    fn known_game(&self, game: &str) -> Result<(), ApiError> {
-        self.game(game)
+impl Stats {
+    fn known_game(&self, game: &str) -> Result<(), Error> {
+        self.games
+            .get(game)
             .map(|_| ())
-            .ok_or_else(|| ApiError::not_found("game_not_found", "No game has that id."))
+            .ok_or_else(|| Error::not_found("game_not_found", "No game has that id."))
     }
 
     pub async fn player_stats(
@@ -64,24 +82,24 @@ impl Service {
         name: &str,
         game: Option<String>,
         include_positions: bool,
-    ) -> Result<PlayerStatsResponse, ApiError> {
+    ) -> Result<PlayerStatsResponse, Error> {
         if let Some(g) = &game {
             self.known_game(g)?;
         }
-        let player = store::player_by_name(&self.db, name)
+        let player = store::players::player_by_name(&self.db, name)
             .await?
             .ok_or_else(player_not_found)?;
         // Finished matches come from the running totals; only the player's
         // active matches (few) are counted live.
         let (id, g, inc) = (player.id, game.as_deref(), include_positions);
-        self.settle_finishes().await?;
+        self.folds.settle_finishes().await?;
         let active = stats::player_played(&self.db, id, g, inc, &["active"]).await?;
         let seated = stats::player_totals(&self.db, id, g, inc, "seated").await?;
         let results = stats::player_totals(&self.db, id, g, inc, "results").await?;
         let kinds = stats::player_totals(&self.db, id, g, inc, "kind").await?;
         let cards = stats::player_totals(&self.db, id, g, inc, "card").await?;
         let best = stats::player_best_rounds(&self.db, id, g, inc).await?;
-        let ratings = store::ratings_of(&self.db, player.id).await?;
+        let ratings = store::ratings::ratings_of(&self.db, player.id).await?;
         let mut played: BTreeMap<String, i64> = BTreeMap::new();
         for (game, n) in active {
             *played.entry(game).or_default() += n;
@@ -146,7 +164,7 @@ impl Service {
         &self,
         game: &str,
         q: GameStatsQuery,
-    ) -> Result<GameStatsResponse, ApiError> {
+    ) -> Result<GameStatsResponse, Error> {
         self.known_game(game)?;
         let f = StatsFilter {
             game: Some(game.to_owned()),
@@ -158,7 +176,7 @@ impl Service {
         };
         // Whole days and hours come from the running totals, the minutes at the
         // window's edges from the history tables; both are summed per key.
-        self.settle_finishes().await?;
+        self.folds.settle_finishes().await?;
         let db = &self.db;
         let w = Window::new(q.since, q.until);
         let edges = w.raw_filters(&f);

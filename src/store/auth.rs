@@ -173,3 +173,42 @@ pub async fn touch_api_token(
         .await
         .map(|_| ())
 }
+
+/// The account's row, locked for the rest of the transaction (Postgres; SQLite's
+/// write transaction already serialises writers): what an account holds open is
+/// counted and added to under this lock, so two requests through any replicas
+/// take turns and a cap is never passed by a race.
+pub async fn lock_credentials(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+) -> Result<Option<credentials::Model>, DbErr> {
+    let mut q = credentials::Entity::find_by_id(id);
+    if db.get_database_backend() == sea_orm::DbBackend::Postgres {
+        q = q.lock_exclusive();
+    }
+    q.one(db).await
+}
+
+/// Revokes the token whose secret hashes to `hash`, if it is live; answers its
+/// id and owner when this call revoked it.
+pub async fn revoke_api_token_by_hash(
+    db: &impl ConnectionTrait,
+    hash: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<(Uuid, Uuid)>, DbErr> {
+    let Some(row) = api_tokens::Entity::find()
+        .filter(api_tokens::Column::TokenHash.eq(hash))
+        .filter(api_tokens::Column::RevokedAt.is_null())
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let done = api_tokens::Entity::update_many()
+        .col_expr(api_tokens::Column::RevokedAt, Expr::value(now))
+        .filter(api_tokens::Column::Id.eq(row.id))
+        .filter(api_tokens::Column::RevokedAt.is_null())
+        .exec(db)
+        .await?;
+    Ok((done.rows_affected == 1).then_some((row.id, row.player_id)))
+}

@@ -5,7 +5,8 @@ use sea_orm::{
     QueryFilter, QueryTrait, Statement,
 };
 
-use super::entities::{events, matches, moves};
+use super::entities::matches;
+use super::move_write::{NewEvent, insert_events_statement};
 
 /// Writes of one transaction that go out together: on Postgres as one statement
 /// (all but the last as data-modifying `WITH` parts), on SQLite one after the other
@@ -16,7 +17,7 @@ use super::entities::{events, matches, moves};
 #[derive(Default)]
 pub struct Batch {
     statements: Vec<Statement>,
-    events: Vec<events::ActiveModel>,
+    events: Vec<NewEvent>,
 }
 
 impl Batch {
@@ -28,7 +29,7 @@ impl Batch {
         self.statements.push(st);
     }
 
-    pub fn push_events(&mut self, rows: Vec<events::ActiveModel>) {
+    pub fn push_events(&mut self, rows: Vec<NewEvent>) {
         self.events.extend(rows);
     }
 
@@ -45,9 +46,7 @@ impl Batch {
         let backend = db.get_database_backend();
         let mut all = std::mem::take(&mut self.statements);
         let events = std::mem::take(&mut self.events);
-        if !events.is_empty() {
-            all.push(events::Entity::insert_many(events).build(backend));
-        }
+        all.extend(insert_events_statement(&events, backend)?);
         all.extend(last);
         if backend == DbBackend::Postgres && all.len() > 1 {
             return db.execute_raw(combine_pg(all)).await.map(|_| ());
@@ -125,11 +124,6 @@ pub fn update_match_statement(m: matches::Model, backend: DbBackend) -> Statemen
         .set(active)
         .filter(matches::Column::Id.eq(id))
         .build(backend)
-}
-
-/// The statement that inserts a move.
-pub fn insert_move_statement(m: moves::ActiveModel, backend: DbBackend) -> Statement {
-    moves::Entity::insert(m).build(backend)
 }
 
 #[cfg(test)]

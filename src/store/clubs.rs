@@ -288,3 +288,23 @@ pub async fn delete_memberships_of(db: &impl ConnectionTrait, player: Uuid) -> R
         .await
         .map(|_| ())
 }
+
+/// How many clubs `owner` owns.
+pub async fn count_owned(db: &impl ConnectionTrait, owner: Uuid) -> Result<u64, DbErr> {
+    use sea_orm::PaginatorTrait;
+    clubs::Entity::find()
+        .filter(clubs::Column::OwnerId.eq(owner))
+        .count(db)
+        .await
+}
+
+/// How many invitations to clubs `sender` sent that are still unanswered (by
+/// the sender's index).
+pub async fn count_invitations_sent(db: &impl ConnectionTrait, sender: Uuid) -> Result<u64, DbErr> {
+    use sea_orm::PaginatorTrait;
+    club_members::Entity::find()
+        .filter(club_members::Column::InvitedBy.eq(sender))
+        .filter(club_members::Column::Status.eq(INVITED))
+        .count(db)
+        .await
+}

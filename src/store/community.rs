@@ -62,8 +62,31 @@ pub async fn follows_match(
     player: Uuid,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
-    Ok(super::seat_of_player(db, match_id, player).await?.is_some()
+    Ok(super::matches::seat_of_player(db, match_id, player)
+        .await?
+        .is_some()
         || live_invitation(db, match_id, player, now).await?.is_some())
+}
+
+/// The standing invitations (as of `now`) to any of `matches`: (match, player).
+pub async fn invitees_of(
+    db: &impl ConnectionTrait,
+    matches: Vec<Uuid>,
+    now: DateTime<Utc>,
+) -> Result<Vec<(Uuid, Uuid)>, DbErr> {
+    if matches.is_empty() {
+        return Ok(Vec::new());
+    }
+    match_invitations::Entity::find()
+        .select_only()
+        .column(match_invitations::Column::MatchId)
+        .column(match_invitations::Column::PlayerId)
+        .filter(match_invitations::Column::MatchId.is_in(matches))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .into_tuple()
+        .all(db)
+        .await
 }
 
 /// The invitation of `player` to a match, whatever its status.
@@ -180,5 +203,27 @@ pub async fn rematch_of(db: &impl ConnectionTrait, old: Uuid) -> Result<Option<U
         .order_by_asc(matches::Column::Id)
         .into_tuple::<Uuid>()
         .one(db)
+        .await
+}
+
+/// How many invitations `sender` sent that still stand: pending, not expired
+/// by `now`, to a match still waiting (by the sender's index).
+pub async fn count_standing_sent(
+    db: &impl ConnectionTrait,
+    sender: Uuid,
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    use sea_orm::PaginatorTrait;
+    let waiting = sea_orm::sea_query::Query::select()
+        .column(matches::Column::Id)
+        .from(matches::Entity)
+        .and_where(matches::Column::Status.eq("waiting"))
+        .to_owned();
+    match_invitations::Entity::find()
+        .filter(match_invitations::Column::InvitedBy.eq(sender))
+        .filter(match_invitations::Column::Status.eq("pending"))
+        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(match_invitations::Column::MatchId.in_subquery(waiting))
+        .count(db)
         .await
 }

@@ -54,7 +54,7 @@ pub async fn name_key_retired(db: &impl ConnectionTrait, key: &str) -> Result<bo
 }
 
 /// Removes what only served the account: webhooks (their deliveries go with
-/// them), mutes either way, its ratings (its rating history stays with the
+/// them), its address and mail, mutes either way, its ratings (its rating history stays with the
 /// matches), and cancels the invitations still waiting for its answer.
 pub async fn remove_account_leftovers(
     db: &impl ConnectionTrait,
@@ -77,6 +77,9 @@ pub async fn remove_account_leftovers(
         .filter(ratings::Column::PlayerId.eq(id))
         .exec(db)
         .await?;
+    // The address, the mail settings, the mail tokens and every mail queued
+    // or sent: nothing of the address outlives the account.
+    super::notifications::forget_player_mail(db, id).await?;
     match_invitations::Entity::update_many()
         .col_expr(match_invitations::Column::Status, Expr::value("cancelled"))
         .col_expr(match_invitations::Column::AnsweredAt, Expr::value(now))

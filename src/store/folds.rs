@@ -10,7 +10,11 @@ use uuid::Uuid;
 use super::entities::pending_finishes;
 
 /// Queues a finished match, with the finish's other writes.
-pub fn queue_finish(batch: &mut super::Batch, row: pending_finishes::Model, backend: DbBackend) {
+pub fn queue_finish(
+    batch: &mut super::batch::Batch,
+    row: pending_finishes::Model,
+    backend: DbBackend,
+) {
     let active: pending_finishes::ActiveModel = row.into();
     batch.push(&pending_finishes::Entity::insert(active), backend);
 }

@@ -264,16 +264,9 @@ pub async fn try_lock_match(
     id: Uuid,
 ) -> Result<Option<matches::Model>, DbErr> {
     let q = matches::Entity::find_by_id(id);
-    if db.get_database_backend() == DbBackend::Postgres {
-        q.lock_with_behavior(
-            sea_orm::sea_query::LockType::Update,
-            sea_orm::sea_query::LockBehavior::SkipLocked,
-        )
+    super::skipping_locked(q, db.get_database_backend())
         .one(db)
         .await
-    } else {
-        q.one(db).await
-    }
 }
 
 /// Writes back every column of a match row, and its deadline for the pollers.
@@ -333,6 +326,8 @@ pub struct MatchFilter {
     pub player_id: Option<Uuid>,
     /// Only matches whose id is below this one (ids are UUIDv7: time-ordered).
     pub before: Option<Uuid>,
+    /// Only these matches.
+    pub ids: Option<Vec<Uuid>>,
     /// Which matches a list may show.
     pub listed: Listed,
 }
@@ -346,6 +341,25 @@ pub enum Listed {
     /// The public ones, and those the reader (when signed in) owns or holds a
     /// seat in.
     For(Option<Uuid>),
+}
+
+/// The matches a list may show, as a condition on `matches` (none: every one).
+pub fn listed_condition(listed: &Listed) -> Option<sea_orm::Condition> {
+    let Listed::For(reader) = listed else {
+        return None;
+    };
+    let mut shown = sea_orm::Condition::any().add(matches::Column::Visibility.eq("public"));
+    if let Some(r) = reader {
+        let seated = match_seats::Entity::find()
+            .select_only()
+            .column(match_seats::Column::MatchId)
+            .filter(match_seats::Column::PlayerId.eq(*r))
+            .into_query();
+        shown = shown
+            .add(matches::Column::OwnerId.eq(*r))
+            .add(matches::Column::Id.in_subquery(seated));
+    }
+    Some(shown)
 }
 
 pub async fn list_matches(
@@ -388,18 +402,10 @@ pub async fn list_matches(
             .into_query();
         q = q.filter(matches::Column::Id.in_subquery(seated));
     }
-    if let Listed::For(reader) = filter.listed {
-        let mut shown = sea_orm::Condition::any().add(matches::Column::Visibility.eq("public"));
-        if let Some(r) = reader {
-            let seated = match_seats::Entity::find()
-                .select_only()
-                .column(match_seats::Column::MatchId)
-                .filter(match_seats::Column::PlayerId.eq(r))
-                .into_query();
-            shown = shown
-                .add(matches::Column::OwnerId.eq(r))
-                .add(matches::Column::Id.in_subquery(seated));
-        }
+    if let Some(ids) = &filter.ids {
+        q = q.filter(matches::Column::Id.is_in(ids.iter().copied()));
+    }
+    if let Some(shown) = listed_condition(&filter.listed) {
         q = q.filter(shown);
     }
     q.order_by_desc(matches::Column::Id)
@@ -542,5 +548,32 @@ pub async fn finished_matches(
         .limit(limit)
         .into_tuple::<Uuid>()
         .all(db)
+        .await
+}
+
+/// Whether `player` holds a seat in `match_id`, and which.
+pub async fn seat_of_player(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    player: Uuid,
+) -> Result<Option<i32>, DbErr> {
+    match_seats::Entity::find()
+        .select_only()
+        .column(match_seats::Column::Seat)
+        .filter(match_seats::Column::MatchId.eq(match_id))
+        .filter(match_seats::Column::PlayerId.eq(player))
+        .into_tuple::<i32>()
+        .one(db)
+        .await
+}
+
+/// How many matches waiting for players `owner` owns (read through the
+/// status index: the waiting matches are the lobby, never the archive).
+pub async fn count_waiting_owned(db: &impl ConnectionTrait, owner: Uuid) -> Result<u64, DbErr> {
+    use sea_orm::PaginatorTrait;
+    matches::Entity::find()
+        .filter(matches::Column::Status.eq("waiting"))
+        .filter(matches::Column::OwnerId.eq(owner))
+        .count(db)
         .await
 }

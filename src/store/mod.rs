@@ -1,41 +1,28 @@
 //! Entities and the queries the service needs. Nothing above this module builds SQL.
 //! Query functions take `&impl ConnectionTrait`, so they work on a pool or a transaction.
 
-mod auth;
-mod batch;
-mod chat;
+pub mod auth;
+pub mod batch;
+pub mod chat;
 pub mod citus;
 pub mod clubs;
-mod community;
-mod deletion;
+pub mod community;
+pub mod deletion;
 pub mod entities;
-mod folds;
-mod matches;
-mod moderation;
-mod moves;
-mod players;
-mod ratings;
-mod settings;
+pub mod folds;
+pub mod matches;
+pub mod moderation;
+pub mod move_write;
+pub mod moves;
+pub mod notifications;
+pub mod oauth;
+pub mod players;
+pub mod ratings;
+pub mod settings;
 pub mod stats;
-mod streams;
-mod tournaments;
-mod webhooks;
-
-pub use auth::*;
-pub use batch::*;
-pub use chat::*;
-pub use community::*;
-pub use deletion::*;
-pub use folds::*;
-pub use matches::*;
-pub use moderation::*;
-pub use moves::*;
-pub use players::*;
-pub use ratings::*;
-pub use settings::*;
-pub use streams::*;
-pub use tournaments::*;
-pub use webhooks::*;
+pub mod streams;
+pub mod tournaments;
+pub mod webhooks;
 
 use std::time::Duration;
 
@@ -210,13 +197,13 @@ pub async fn rebuild_stat_totals(
     let tx = begin_write(db).await?;
     // No fold runs meanwhile, and the finishes still pending are counted by
     // the rebuild: their folds must not count them again.
-    lock_folding(&tx).await?;
+    folds::lock_folding(&tx).await?;
     if db.get_database_backend() == DbBackend::Postgres {
         tx.execute_unprepared("LOCK TABLE stat_finished IN EXCLUSIVE MODE")
             .await?;
     }
     migration::rebuild_stat_totals_reporting(&tx, progress).await?;
-    forget_pending_stats(&tx).await?;
+    folds::forget_pending_stats(&tx).await?;
     tx.commit().await
 }
 
@@ -250,6 +237,24 @@ pub fn pool_usage(db: &DatabaseConnection) -> (i64, i64) {
             let p = db.get_sqlite_connection_pool();
             (i64::from(p.size()), p.num_idle() as i64)
         }
+    }
+}
+
+/// `q` as a worker's claim: `FOR UPDATE SKIP LOCKED` on Postgres, so rows
+/// another transaction holds are passed over; on SQLite unchanged, as the
+/// IMMEDIATE transaction already excludes every other writer.
+pub fn skipping_locked<E: sea_orm::EntityTrait>(
+    q: sea_orm::Select<E>,
+    backend: DbBackend,
+) -> sea_orm::Select<E> {
+    use sea_orm::QuerySelect;
+    if backend == DbBackend::Postgres {
+        q.lock_with_behavior(
+            sea_orm::sea_query::LockType::Update,
+            sea_orm::sea_query::LockBehavior::SkipLocked,
+        )
+    } else {
+        q
     }
 }
 

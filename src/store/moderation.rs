@@ -61,3 +61,26 @@ pub async fn list_audit(
         .all(db)
         .await
 }
+
+/// Records one moderation action (in the caller's transaction).
+pub async fn audit(
+    db: &impl ConnectionTrait,
+    now: chrono::DateTime<chrono::Utc>,
+    actor: &str,
+    action: &str,
+    target: &str,
+    reason: Option<String>,
+) -> Result<(), DbErr> {
+    insert_audit(
+        db,
+        audit_log::Model {
+            id: uuid::Uuid::now_v7(),
+            at: now,
+            actor: actor.to_owned(),
+            action: action.to_owned(),
+            target: target.to_owned(),
+            reason,
+        },
+    )
+    .await
+}

@@ -77,3 +77,47 @@ pub async fn bot_player(
         .await?
         .ok_or_else(|| DbErr::RecordNotFound(format!("bot player {name}")))
 }
+
+/// Names of players by id.
+pub async fn names_by_id(
+    db: &impl ConnectionTrait,
+    ids: Vec<Uuid>,
+) -> Result<std::collections::HashMap<Uuid, String>, DbErr> {
+    Ok(players_by_ids(db, ids)
+        .await?
+        .into_iter()
+        .map(|p| (p.id, p.name))
+        .collect())
+}
+
+/// The language a player chose, if any (None also when there is no such player).
+pub async fn player_locale(db: &impl ConnectionTrait, id: Uuid) -> Result<Option<String>, DbErr> {
+    use super::entities::preferences;
+    use sea_orm::QuerySelect;
+    Ok(preferences::Entity::find_by_id(id)
+        .select_only()
+        .column(preferences::Column::Locale)
+        .into_tuple::<Option<String>>()
+        .one(db)
+        .await?
+        .flatten())
+}
+
+/// Records (or, with None, forgets) the language a player chose.
+pub async fn set_player_locale(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    locale: Option<&str>,
+) -> Result<(), DbErr> {
+    use super::entities::preferences;
+    use sea_orm::sea_query::Expr;
+    preferences::Entity::update_many()
+        .col_expr(
+            preferences::Column::Locale,
+            Expr::value(locale.map(str::to_owned)),
+        )
+        .filter(preferences::Column::Id.eq(id))
+        .exec(db)
+        .await
+        .map(|_| ())
+}

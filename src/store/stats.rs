@@ -620,7 +620,7 @@ pub async fn fold_finished(
     if combine {
         // The folds read only what was written before them and write rows of
         // their own (one metric each): one statement on plain Postgres.
-        let mut batch = super::Batch::default();
+        let mut batch = super::batch::Batch::default();
         statements.for_each(|st| batch.push_statement(st));
         return batch.flush(db, None).await;
     }

@@ -9,7 +9,7 @@ use sea_orm::{
 
 use uuid::Uuid;
 
-use super::entities::{events, match_seats, stream_tickets};
+use super::entities::{events, match_seats, matches, stream_tickets};
 
 // ---------------------------------------------------------------- wake-ups (Postgres)
 
@@ -110,6 +110,64 @@ pub async fn stream_head(db: &impl ConnectionTrait) -> Result<StreamPosition, Db
     }
 }
 
+/// The settled events of every match after `after`, in stream order: the log
+/// as the mail worker and the shared feed of the player streams read it.
+pub async fn log_after(
+    db: &impl ConnectionTrait,
+    after: StreamPosition,
+    settled: Option<i64>,
+    limit: u64,
+) -> Result<Vec<events::Model>, DbErr> {
+    settled_after(events::Entity::find(), after, settled)
+        .limit(limit)
+        .all(db)
+        .await
+}
+
+/// Whether an event after `after` is committed but not yet settled (Postgres
+/// only: on SQLite everything committed is settled).
+pub async fn log_pending(
+    db: &impl ConnectionTrait,
+    after: StreamPosition,
+    settled: Option<i64>,
+) -> Result<bool, DbErr> {
+    let Some(settled) = settled else {
+        return Ok(false);
+    };
+    Ok(events::Entity::find()
+        .select_only()
+        .column(events::Column::Id)
+        .filter(events::Column::Tx.gte(settled))
+        .filter(after_position(after))
+        .limit(1)
+        .into_tuple::<i64>()
+        .one(db)
+        .await?
+        .is_some())
+}
+
+/// The matches whose events reach `player`'s feed: those it holds a seat in
+/// and those it has a standing invitation to (as of `now`).
+pub async fn followed_matches(
+    db: &impl ConnectionTrait,
+    player: Uuid,
+    now: DateTime<Utc>,
+) -> Result<Vec<Uuid>, DbErr> {
+    let mut ids: Vec<Uuid> = match_seats::Entity::find()
+        .select_only()
+        .column(match_seats::Column::MatchId)
+        .filter(match_seats::Column::PlayerId.eq(player))
+        .into_tuple()
+        .all(db)
+        .await?;
+    let invited = super::community::invited_matches(player, now);
+    let stmt = db.get_database_backend().build(&invited);
+    for row in db.query_all_raw(stmt).await? {
+        ids.push(row.try_get_by_index(0)?);
+    }
+    Ok(ids)
+}
+
 /// The settled events after `after` of every match `player` holds a seat in (or
 /// a standing invitation to, as of `now`) that the player may see (public ones
 /// and those of the player's seat), in stream order.
@@ -139,46 +197,96 @@ pub async fn player_events_after(
                 .equals((events::Entity, events::Column::MatchId)),
         )
         .into_query();
-    let mut q = events::Entity::find()
-        .filter(
-            events::Column::MatchId
-                .in_subquery(seats)
-                .or(events::Column::MatchId.in_subquery(super::invited_matches(player, now))),
-        )
+    let q = events::Entity::find()
+        .filter(events::Column::MatchId.in_subquery(seats).or(
+            events::Column::MatchId.in_subquery(super::community::invited_matches(player, now)),
+        ))
         .filter(
             events::Column::AudienceSeat
                 .is_null()
                 .or(events::Column::AudienceSeat.in_subquery(mine)),
-        )
-        .filter(
-            events::Column::Tx.gt(after.tx).or(events::Column::Tx
-                .eq(after.tx)
-                .and(events::Column::Id.gt(after.id))),
         );
+    settled_after(q, after, settled).limit(limit).all(db).await
+}
+
+/// Events after `after` whose transactions have settled, in stream order.
+pub(super) fn settled_after(
+    q: sea_orm::Select<events::Entity>,
+    after: StreamPosition,
+    settled: Option<i64>,
+) -> sea_orm::Select<events::Entity> {
+    let mut q = q.filter(after_position(after));
     if let Some(xmin) = settled {
         q = q.filter(events::Column::Tx.lt(xmin));
     }
     q.order_by_asc(events::Column::Tx)
         .order_by_asc(events::Column::Id)
+}
+
+/// The events ordered after `after` by (transaction, id).
+fn after_position(after: StreamPosition) -> sea_orm::sea_query::SimpleExpr {
+    events::Column::Tx.gt(after.tx).or(events::Column::Tx
+        .eq(after.tx)
+        .and(events::Column::Id.gt(after.id)))
+}
+
+// ---------------------------------------------------------------- the lobby
+
+/// The lobby's events after `after`, in stream order: the public events of
+/// `kinds` of the matches `listed` shows, settled (as in
+/// [`player_events_after`]).
+pub async fn lobby_events_after(
+    db: &impl ConnectionTrait,
+    kinds: &[&str],
+    listed: &super::matches::Listed,
+    after: StreamPosition,
+    limit: u64,
+    settled: Option<i64>,
+) -> Result<Vec<events::Model>, DbErr> {
+    settled_after(lobby_events(kinds, listed), after, settled)
         .limit(limit)
         .all(db)
         .await
 }
 
-/// Whether `player` holds a seat in `match_id`, and which.
-pub async fn seat_of_player(
+/// Whether the lobby has events after `after` that are committed but not yet
+/// settled (Postgres; never on SQLite).
+pub async fn lobby_events_pending(
     db: &impl ConnectionTrait,
-    match_id: Uuid,
-    player: Uuid,
-) -> Result<Option<i32>, DbErr> {
-    match_seats::Entity::find()
+    kinds: &[&str],
+    listed: &super::matches::Listed,
+    after: StreamPosition,
+    settled: Option<i64>,
+) -> Result<bool, DbErr> {
+    let Some(settled) = settled else {
+        return Ok(false);
+    };
+    Ok(lobby_events(kinds, listed)
         .select_only()
-        .column(match_seats::Column::Seat)
-        .filter(match_seats::Column::MatchId.eq(match_id))
-        .filter(match_seats::Column::PlayerId.eq(player))
-        .into_tuple::<i32>()
+        .column(events::Column::Id)
+        .filter(after_position(after))
+        .filter(events::Column::Tx.gte(settled))
+        .limit(1)
+        .into_tuple::<i64>()
         .one(db)
-        .await
+        .await?
+        .is_some())
+}
+
+fn lobby_events(
+    kinds: &[&str],
+    listed: &super::matches::Listed,
+) -> sea_orm::Select<events::Entity> {
+    let mut shown = matches::Entity::find()
+        .select_only()
+        .column(matches::Column::Id);
+    if let Some(c) = super::matches::listed_condition(listed) {
+        shown = shown.filter(c);
+    }
+    events::Entity::find()
+        .filter(events::Column::Kind.is_in(kinds.iter().copied()))
+        .filter(events::Column::AudienceSeat.is_null())
+        .filter(events::Column::MatchId.in_subquery(shown.into_query()))
 }
 
 // ---------------------------------------------------------------- stream tickets
@@ -218,42 +326,4 @@ pub async fn redeem_stream_ticket(
     stream_tickets::Entity::find_by_id(hash.to_owned())
         .one(db)
         .await
-}
-
-/// Whether the player has events after `after` that are committed but not yet
-/// settled (Postgres; never on SQLite).
-pub async fn player_events_pending(
-    db: &impl ConnectionTrait,
-    player: Uuid,
-    after: StreamPosition,
-    settled: Option<i64>,
-    now: DateTime<Utc>,
-) -> Result<bool, DbErr> {
-    let Some(settled) = settled else {
-        return Ok(false);
-    };
-    let seats = match_seats::Entity::find()
-        .select_only()
-        .column(match_seats::Column::MatchId)
-        .filter(match_seats::Column::PlayerId.eq(player))
-        .into_query();
-    Ok(events::Entity::find()
-        .select_only()
-        .column(events::Column::Id)
-        .filter(
-            events::Column::MatchId
-                .in_subquery(seats)
-                .or(events::Column::MatchId.in_subquery(super::invited_matches(player, now))),
-        )
-        .filter(events::Column::Tx.gte(settled))
-        .filter(
-            events::Column::Tx.gt(after.tx).or(events::Column::Tx
-                .eq(after.tx)
-                .and(events::Column::Id.gt(after.id))),
-        )
-        .limit(1)
-        .into_tuple::<i64>()
-        .one(db)
-        .await?
-        .is_some())
 }

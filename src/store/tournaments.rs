@@ -49,16 +49,9 @@ pub async fn try_lock_tournament(
     id: Uuid,
 ) -> Result<Option<tournaments::Model>, DbErr> {
     let q = tournaments::Entity::find_by_id(id);
-    if db.get_database_backend() == DbBackend::Postgres {
-        q.lock_with_behavior(
-            sea_orm::sea_query::LockType::Update,
-            sea_orm::sea_query::LockBehavior::SkipLocked,
-        )
+    super::skipping_locked(q, db.get_database_backend())
         .one(db)
         .await
-    } else {
-        q.one(db).await
-    }
 }
 
 pub async fn update_tournament(
@@ -262,5 +255,15 @@ pub async fn open_tournaments_of(
         .filter(tournament_entries::Column::TournamentId.in_subquery(open))
         .into_tuple::<Uuid>()
         .all(db)
+        .await
+}
+
+/// How many tournaments `owner` created that are registering or running.
+pub async fn count_open_owned(db: &impl ConnectionTrait, owner: Uuid) -> Result<u64, DbErr> {
+    use sea_orm::PaginatorTrait;
+    tournaments::Entity::find()
+        .filter(tournaments::Column::OwnerId.eq(owner))
+        .filter(tournaments::Column::Status.is_in(["registering", "running"]))
+        .count(db)
         .await
 }

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, QueryTrait,
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, QueryTrait,
 };
 use uuid::Uuid;
 
@@ -113,11 +113,9 @@ pub async fn webhooks_of_matches(
         .filter(match_seats::Column::MatchId.is_in(matches.clone()))
         .into_query();
     webhooks::Entity::find()
-        .filter(
-            webhooks::Column::PlayerId
-                .in_subquery(seated)
-                .or(webhooks::Column::PlayerId.in_subquery(super::invited_players(matches, now))),
-        )
+        .filter(webhooks::Column::PlayerId.in_subquery(seated).or(
+            webhooks::Column::PlayerId.in_subquery(super::community::invited_players(matches, now)),
+        ))
         .order_by_asc(webhooks::Column::Id)
         .all(db)
         .await
@@ -206,16 +204,9 @@ pub async fn lock_due_deliveries(
         .filter(due(now))
         .order_by_asc(webhook_deliveries::Column::NextAttemptAt)
         .limit(limit);
-    if db.get_database_backend() == DbBackend::Postgres {
-        q.lock_with_behavior(
-            sea_orm::sea_query::LockType::Update,
-            sea_orm::sea_query::LockBehavior::SkipLocked,
-        )
+    super::skipping_locked(q, db.get_database_backend())
         .all(db)
         .await
-    } else {
-        q.all(db).await
-    }
 }
 
 /// Leases deliveries to `claim` until `until`: if the worker dies, the lease runs

@@ -131,8 +131,9 @@ async fn a_sealed_personality_is_replaced_until_the_reveal_and_the_history_keeps
         assert!(app.match_as(&id, reader).await["view"]["choice"].is_null());
     }
 
-    // The reveal: the round is fought with the replacement; both moves and
-    // their nonces are public now.
+    // The reveal: the round is fought with the replacement, whose move and
+    // nonce are public now; the replaced move stays its author's until the
+    // match is over (it would tell the others a card of seat 0's hand).
     app.submit(
         &id,
         &p[1],
@@ -159,13 +160,21 @@ async fn a_sealed_personality_is_replaced_until_the_reveal_and_the_history_keeps
         .await
         .expect(200);
     let items = moves["items"].as_array().expect("items");
-    assert_eq!(items[0]["action"]["card"], "hussites:1");
     assert_eq!(items[0]["replaced"], true);
+    assert_eq!(items[0]["sealed"], true);
+    assert!(items[0]["nonce"].is_null());
+    assert_eq!(items[0]["commitment"], first["commitment"]);
+    assert!(!moves.to_string().contains("hussites:1\""), "{moves}");
     assert!(
-        items
+        items[1..]
             .iter()
             .all(|m| m["sealed"] == false && m["nonce"].is_string())
     );
+    let own = app
+        .get(&format!("/api/v1/matches/{id}/moves"), Some(&p[0].token))
+        .await
+        .expect(200);
+    assert_eq!(own["items"][0]["action"]["card"], "hussites:1");
 
     // The step is over: its move stands.
     app.submit(
@@ -185,6 +194,8 @@ async fn a_sealed_personality_is_replaced_until_the_reveal_and_the_history_keeps
         .await
         .expect(200);
     assert_eq!(bundle["moves"][0]["replaced"], true);
+    assert_eq!(bundle["moves"][0]["action"]["card"], "hussites:1");
+    assert!(bundle["moves"][0]["nonce"].is_string());
     let report = app
         .post("/api/v1/replays/verify", None, &bundle)
         .await

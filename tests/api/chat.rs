@@ -9,12 +9,7 @@ use serde_json::{Value, json};
 use crate::helpers::{Player, TestApp, spawn_app, spawn_app_with};
 
 async fn create(app: &TestApp, owner: &Player, body: Value) -> String {
-    app.post("/api/v1/matches", Some(&owner.token), &body)
-        .await
-        .expect(201)["id"]
-        .as_str()
-        .expect("id")
-        .to_owned()
+    app.create_match(owner, &body).await
 }
 
 async fn say(app: &TestApp, id: &str, p: &Player, text: &str) -> crate::helpers::Reply {

@@ -47,6 +47,7 @@ fn fill(template: &str, match_id: &str, only: Option<(&str, &str)>) -> String {
         ("game", "malacca"),
         ("name", "alice"),
         ("message_id", "1"),
+        ("step", "0"),
     ] {
         let value = match only {
             Some((n, bad)) if n == name => bad,

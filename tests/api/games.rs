@@ -607,3 +607,38 @@ async fn complete_games_written_with_values_lists_replay_from_their_bundles() {
         assert_eq!(report["valid"], true, "{game}: {report}");
     }
 }
+
+#[tokio::test]
+async fn each_game_gives_its_options_as_a_schema_whose_references_all_resolve() {
+    let app = crate::helpers::spawn_app().await;
+    for game in ["malacca", "heretics", "kontor", "cairo"] {
+        let g = app
+            .get(&format!("/api/v1/games/{game}"), None)
+            .await
+            .expect(200);
+        let schema = &g["options_schema"];
+        let root = schema["$ref"].as_str().expect("a root reference");
+        let defs = schema["$defs"].as_object().expect("$defs");
+        let text = schema.to_string();
+        let mut refs = vec![root.to_owned()];
+        refs.extend(
+            text.split("\"$ref\":\"")
+                .skip(1)
+                .filter_map(|r| r.split('"').next().map(str::to_owned)),
+        );
+        for r in refs {
+            let name = r
+                .strip_prefix("#/$defs/")
+                .unwrap_or_else(|| panic!("{game}: {r}"));
+            assert!(defs.contains_key(name), "{game}: {r} resolves to nothing");
+        }
+        let root = &defs[root.trim_start_matches("#/$defs/")];
+        for key in ["rated", "position", "move_time_limit", "timeout_policy"] {
+            assert!(root["properties"].get(key).is_some(), "{game}: {key}");
+        }
+        for key in g["options"].as_object().expect("options").keys() {
+            assert!(root["properties"].get(key).is_some(), "{game}: {key}");
+        }
+        assert_eq!(root["additionalProperties"], false, "{game}");
+    }
+}

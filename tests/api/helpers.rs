@@ -86,6 +86,11 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         rate_limit_moves_per_min: 600,
         rate_limit_moves_per_min_per_address: 3000,
         rate_limit_chat_per_min: 20,
+        rate_limit_matches_per_min: 10,
+        rate_limit_invitations_per_min: 30,
+        rate_limit_clubs_per_min: 5,
+        rate_limit_tournaments_per_min: 5,
+        caps: Default::default(),
         trusted_proxies: Vec::new(),
         cors_origins: Vec::new(),
         data_dir: None,
@@ -97,6 +102,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,
         webhooks: Default::default(),
+        mail: Default::default(),
         password_hash_threads: 2,
         password_hash_wait_ms: 60_000,
         match_cache_mib: 32,
@@ -361,6 +367,10 @@ impl Reply {
             "unexpected status; body: {}",
             self.text
         );
+        // An empty body (204, 202) reads as null.
+        if self.text.is_empty() {
+            return Value::Null;
+        }
         self.json()
     }
     /// Asserts a problem document with this status and code.
@@ -515,6 +525,16 @@ impl TestApp {
             out.push(self.player(&format!("player{i}")).await);
         }
         out
+    }
+
+    /// Creates a match as `owner` with `body` as `POST /matches` takes it: its id.
+    pub async fn create_match(&self, owner: &Player, body: &Value) -> String {
+        self.post("/api/v1/matches", Some(&owner.token), body)
+            .await
+            .expect(201)["id"]
+            .as_str()
+            .expect("id")
+            .to_owned()
     }
 
     /// Creates a match of `players.len()` seats and seats everybody (it starts).

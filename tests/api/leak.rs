@@ -87,13 +87,29 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/matches/{id}/rounds",
         vec![format!("/api/v1/matches/{id}/rounds")],
     );
+    // Every position up to past the current step of the scenarios: the
+    // current one holds the sealed moves already played in it.
+    f.insert(
+        "/api/v1/matches/{id}/positions/{step}",
+        (0..8)
+            .map(|step| format!("/api/v1/matches/{id}/positions/{step}"))
+            .collect(),
+    );
     f.insert(
         "/api/v1/leaderboards/{game}",
         vec!["/api/v1/leaderboards/malacca?min_games=0".to_owned()],
     );
+    // The lobby tells of public matches as lists show them.
+    f.insert(
+        "/api/v1/lobby/events",
+        vec!["/api/v1/lobby/events?limit=200".to_owned()],
+    );
     f.insert(
         "/api/v1/exports/matches",
-        vec!["/api/v1/exports/matches".to_owned()],
+        vec![
+            "/api/v1/exports/matches".to_owned(),
+            "/api/v1/exports/matches?positions=true".to_owned(),
+        ],
     );
     f.insert(
         "/api/v1/matches/{id}/export",
@@ -137,6 +153,31 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         "/api/v1/tournaments/{id}",
         vec![format!("/api/v1/tournaments/{}", uuid::Uuid::nil())],
     );
+    // Each reader's own settings (the author's address is the author's alone),
+    // and an unsubscribe link nobody here holds.
+    f.insert(
+        "/api/v1/players/me/notifications",
+        vec!["/api/v1/players/me/notifications".to_owned()],
+    );
+    f.insert(
+        "/api/v1/unsubscribe",
+        vec![format!(
+            "/api/v1/unsubscribe?token={}.your_turn.{}",
+            uuid::Uuid::nil().simple(),
+            "0".repeat(32)
+        )],
+    );
+    // The consent page's reading of an authorization request: the request's
+    // own words back, nothing of any match.
+    f.insert(
+        "/api/v1/oauth/authorization",
+        vec![
+            "/api/v1/oauth/authorization?response_type=code&client_id=leak&scope=read\
+             &redirect_uri=https%3A%2F%2Fapp.example%2Fcb&code_challenge_method=S256\
+             &code_challenge=1weCmkwi6SCXy39BcGDSIiwJwkm5uzqGg03NDnQ2U4w"
+                .to_owned(),
+        ],
+    );
     // Admins only: anybody else reads a 401 or 403 problem.
     f.insert(
         "/api/v1/admin/audit",
@@ -171,6 +212,19 @@ async fn readable(
                 && let Ok(mut v) = serde_json::from_str::<Value>(&text)
             {
                 v["data"] = Value::Null;
+                text = v.to_string();
+            }
+            // A game's options schema names every card its options may name.
+            if url.starts_with("/api/v1/games")
+                && !url.contains("/stats")
+                && let Ok(mut v) = serde_json::from_str::<Value>(&text)
+            {
+                match &mut v {
+                    Value::Array(games) => games
+                        .iter_mut()
+                        .for_each(|g| g["options_schema"] = Value::Null),
+                    g => g["options_schema"] = Value::Null,
+                }
                 text = v.to_string();
             }
             bodies.push((format!("GET {url}"), text));
@@ -429,6 +483,132 @@ async fn a_sealed_move_is_committed_at_once_and_its_nonce_published_at_the_revea
         );
     }
     assert_eq!(moves["items"][0]["nonce"], nonce.as_str());
+}
+
+/// A sealed move replaced before its step's reveal is its author's alone until
+/// the match is over: the others and anonymous readers see its commitment (and
+/// that it was replaced), never its action or its nonce, on any endpoint, before
+/// the reveal and after it; once the match is over it is public, so the export
+/// can check it.
+#[tokio::test]
+async fn a_replaced_sealed_move_is_its_authors_alone_until_the_match_is_over() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let position = json!({
+        "round": 1, "captain": 0, "ships": [8, 9], "special_deck": ["trade2", "defense2"],
+        "players": [
+            {"coins": 5, "specials": ["wait_defense_trade"]},
+            {"coins": 5, "specials": []},
+            {"coins": 5, "specials": []}
+        ]
+    });
+    let id = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"position": position, "stakes": "sealed"}),
+        )
+        .await;
+    let first = json!({"type": "play", "card": "wait_defense_trade", "stake": 3});
+    let withdrawn = app
+        .submit(&id, &players[0], 0, first.clone())
+        .await
+        .expect(200);
+    let withdrawn_nonce = withdrawn["nonce"].as_str().expect("a nonce").to_owned();
+    app.submit(
+        &id,
+        &players[0],
+        0,
+        json!({"type": "play", "card": "attack", "stake": 1}),
+    )
+    .await
+    .expect(200);
+    let others = [
+        ("seat 1", Some(&players[1])),
+        ("seat 2", Some(&players[2])),
+        ("an anonymous reader", None),
+    ];
+    for (who, reader) in others {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert_hidden(&bodies, "wait_defense_trade", who);
+        assert_hidden(&bodies, "\"stake\":3", who);
+        assert_hidden(&bodies, &withdrawn_nonce, who);
+    }
+    // The others move: the round is revealed, and the withdrawn move stays
+    // its author's.
+    for p in &players[1..] {
+        app.submit(
+            &id,
+            p,
+            0,
+            json!({"type": "play", "card": "defense", "stake": 0}),
+        )
+        .await
+        .expect(200);
+    }
+    let rounds = app
+        .get(&format!("/api/v1/matches/{id}/rounds"), None)
+        .await
+        .expect(200);
+    assert_eq!(rounds["items"][0]["seats"][0]["card"], "attack");
+    for (who, reader) in others {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert_hidden(&bodies, "wait_defense_trade", who);
+        assert_hidden(&bodies, &withdrawn_nonce, who);
+        let moves = app
+            .get(
+                &format!("/api/v1/matches/{id}/moves"),
+                reader.map(|p| p.token.as_str()),
+            )
+            .await
+            .expect(200);
+        let replaced = moves["items"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|m| m["replaced"] == true)
+            .expect("the replaced move is listed");
+        assert_eq!(replaced["sealed"], true, "{who}: {replaced}");
+        assert_eq!(replaced["commitment"], withdrawn["commitment"], "{who}");
+        assert!(replaced["nonce"].is_null(), "{who}: {replaced}");
+    }
+    // Its author reads it whole.
+    let own = app
+        .get(
+            &format!("/api/v1/matches/{id}/moves"),
+            Some(&players[0].token),
+        )
+        .await
+        .expect(200);
+    assert!(own.to_string().contains("wait_defense_trade"));
+    // Once the match is over, everybody reads it, and it hashes to its commitment.
+    app.play_to_end(&id, &players, 7).await;
+    let moves = app
+        .get(&format!("/api/v1/matches/{id}/moves"), None)
+        .await
+        .expect(200);
+    let replaced = moves["items"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .find(|m| m["replaced"] == true)
+        .expect("the replaced move is listed")
+        .clone();
+    assert_eq!(replaced["action"], first);
+    assert_eq!(replaced["nonce"], withdrawn_nonce.as_str());
+    let export = app
+        .get(&format!("/api/v1/matches/{id}/export"), None)
+        .await
+        .expect(200);
+    let in_bundle = export["moves"]
+        .as_array()
+        .expect("the bundle's moves")
+        .iter()
+        .find(|m| m["replaced"] == true)
+        .expect("the bundle lists the replaced move")
+        .clone();
+    assert_eq!(in_bundle["action"], first);
+    assert_eq!(in_bundle["nonce"], withdrawn_nonce.as_str());
 }
 
 /// Replaces what differs between two runs of one scenario for reasons other than
@@ -722,4 +902,62 @@ async fn a_private_match_reads_as_no_match_at_all_to_everybody_outside_it() {
     // Its players and its invitee do read it.
     app.match_as(&ids[0], Some(&players[2])).await;
     app.match_as(&ids[0], Some(&invitee)).await;
+}
+
+/// A generated client sends a token only to operations that declare `security`;
+/// so an operation that declares none must answer a seat as it answers anybody,
+/// or a bot reading through such a client would be shown less than it may see.
+#[tokio::test]
+async fn an_operation_declaring_no_security_answers_a_player_as_it_answers_anybody() {
+    let (app, players, id) = scenario("sealed").await;
+    let spec = sealed_orders::openapi::spec_json(&sealed_orders::service::registry::all_games());
+    let fixtures = fixtures(&id, &players[0].name);
+    let mut checked = 0;
+    for (path, item) in spec["paths"].as_object().expect("paths") {
+        let Some(get) = item.get("get") else { continue };
+        if get.get("security").is_some() || path == "/metrics" {
+            continue;
+        }
+        for url in &fixtures[path.as_str()] {
+            let body = |text: String| serde_json::from_str(&text).unwrap_or(Value::String(text));
+            let mut anybody = body(app.get(url, None).await.text);
+            let mut seat = body(app.get(url, Some(&players[0].token)).await.text);
+            normalize(&mut anybody);
+            normalize(&mut seat);
+            assert_eq!(
+                seat, anybody,
+                "GET {url} declares no security but answers a seat apart"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 5, "{checked}");
+}
+
+/// An address is its owner's alone: no GET operation shows it to another
+/// player or anonymously, nor in any export (the owner's own included), while
+/// its owner reads it in their settings.
+#[tokio::test]
+async fn an_address_is_seen_by_nobody_but_its_owner() {
+    let (app, players, id) = scenario("open_sequential").await;
+    let address = "secret.owner@example.org";
+    app.send(
+        reqwest::Method::PUT,
+        "/api/v1/players/me/email",
+        Some(&players[0].token),
+        Some(&json!({"address": address})),
+    )
+    .await
+    .expect(202);
+    app.play_to_end(&id, &players, 3).await;
+    for reader in [Some(&players[1]), Some(&players[2]), None] {
+        let bodies = readable(&app, &id, &players[0], reader).await;
+        assert_hidden(&bodies, address, "another reader");
+    }
+    let own = readable(&app, &id, &players[0], Some(&players[0])).await;
+    let (mine, rest): (Vec<_>, Vec<_>) = own
+        .into_iter()
+        .partition(|(what, _)| what == "GET /api/v1/players/me/notifications");
+    assert_hidden(&rest, address, "its owner, outside the settings");
+    assert!(mine[0].1.contains(address));
 }

@@ -56,3 +56,76 @@ async fn the_move_pool_uses_generic_plans_in_the_same_schema() {
     assert_eq!(show("statement_timeout").await, "12345ms");
     assert!(show("search_path").await.contains(&schema));
 }
+
+/// `chat` became a scope of its own: the migration gives it to every token
+/// that could play, so that none loses what it did, and takes only it away
+/// going down.
+#[tokio::test]
+async fn tokens_that_could_play_keep_chatting_across_the_chat_scope_migration() {
+    use sea_orm::ConnectionTrait;
+    let app = crate::helpers::spawn_app().await;
+    let alice = app.player("alice").await;
+    for (name, scopes) in [
+        ("player", serde_json::json!(["play", "read"])),
+        ("reader", serde_json::json!(["read"])),
+        ("talker", serde_json::json!(["chat"])),
+    ] {
+        app.post(
+            "/api/v1/players/me/tokens",
+            Some(&alice.token),
+            &serde_json::json!({"name": name, "scopes": scopes}),
+        )
+        .await
+        .expect(201);
+    }
+    let db = sealed_orders::store::connect(&app.settings)
+        .await
+        .expect("connect");
+    let scopes = || {
+        let db = db.clone();
+        async move {
+            let rows = db
+                .query_all_raw(sea_orm::Statement::from_string(
+                    db.get_database_backend(),
+                    "SELECT name, scopes FROM api_tokens ORDER BY name",
+                ))
+                .await
+                .expect("query");
+            rows.iter()
+                .map(|r| {
+                    (
+                        r.try_get::<String>("", "name").expect("name"),
+                        r.try_get::<String>("", "scopes").expect("scopes"),
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    // Down to before the scope, whatever came after it.
+    let all = Migrator::migrations();
+    let at = all
+        .iter()
+        .position(|m| m.name().ends_with("_add_chat_scope"))
+        .expect("the migration");
+    Migrator::down(&db, Some((all.len() - at) as u32))
+        .await
+        .expect("down");
+    let before = scopes().await;
+    assert_eq!(
+        before,
+        [
+            ("player".into(), "play read".into()),
+            ("reader".into(), "read".into()),
+            ("talker".into(), "".into()),
+        ]
+    );
+    Migrator::up(&db, None).await.expect("up");
+    assert_eq!(
+        scopes().await,
+        [
+            ("player".into(), "play read chat".into()),
+            ("reader".into(), "read".into()),
+            ("talker".into(), "".into()),
+        ]
+    );
+}

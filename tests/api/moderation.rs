@@ -32,7 +32,8 @@ fn cli_on(s: &sealed_orders::config::Settings, command: &str, name: &str) -> std
     cmd.output().expect("run the command")
 }
 
-async fn admin(app: &TestApp, name: &str) -> Player {
+/// A player made an admin from the command line.
+pub(crate) async fn admin(app: &TestApp, name: &str) -> Player {
     let p = app.player(name).await;
     let out = cli(app, "grant-admin", name);
     assert!(

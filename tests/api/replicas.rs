@@ -220,46 +220,25 @@ async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
         Value::Null,
     )
     .await;
-    // Now the match is over, the page shows everything; while it ran, seat 1's
-    // stream carried the public events and seat 1's own.
+    // The page and the stream agree event for event: the public events and
+    // seat 1's own, the match over or not (an event's audience never changes).
     let all: Vec<i64> = page["items"]
         .as_array()
         .expect("items")
         .iter()
-        .filter(|e| e["audience_seat"].is_null() || e["audience_seat"] == 1)
-        .map(|e| e["id"].as_i64().expect("id"))
+        .map(|e| {
+            assert!(
+                e["audience_seat"].is_null() || e["audience_seat"] == 1,
+                "another seat's event in seat 1's page: {e}"
+            );
+            e["id"].as_i64().expect("id")
+        })
         .collect();
     assert!(all.len() > 10, "a whole match of events");
-    // Once the match is over every event is public, so a stream whose last read
-    // comes after the end also carries other seats' events of the last moves.
-    // Such events may only come in that read, which carries everything from
-    // where the stream was to the end.
-    let every: Vec<i64> = page["items"]
-        .as_array()
-        .expect("items")
-        .iter()
-        .map(|e| e["id"].as_i64().expect("id"))
-        .collect();
-    let seen_by_seat: Vec<i64> = streamed
-        .iter()
-        .copied()
-        .filter(|id| all.contains(id))
-        .collect();
     assert_eq!(
-        seen_by_seat, all,
-        "the subscriber on one replica saw every event caused on both"
+        streamed, all,
+        "the subscriber on one replica saw every event caused on both, and only those"
     );
-    if let Some(k) = streamed.iter().position(|id| !all.contains(id)) {
-        let from = every
-            .iter()
-            .position(|id| *id == streamed[k])
-            .expect("a streamed event is in the page");
-        assert_eq!(
-            &streamed[k..],
-            &every[from..],
-            "another seat's event reached the stream before the match was over"
-        );
-    }
 
     // A deadline both replicas poll for is handled once.
     let m = call(
@@ -336,7 +315,9 @@ async fn last_moves_racing_on_two_replicas_resolve_each_step_exactly_once() {
         eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
         return;
     }
-    let (servers, apis) = replicas(&settings, 2, &[]).await;
+    // One player opens a dozen matches at once: a load, not a person, so the
+    // creation rate is lifted.
+    let (servers, apis) = replicas(&settings, 2, &[("RATE_LIMIT_MATCHES_PER_MIN", "0")]).await;
     let client = reqwest::Client::new();
     let (get, post) = (reqwest::Method::GET, reqwest::Method::POST);
     let mut tokens = Vec::new();

@@ -266,6 +266,119 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
     assert_eq!(status.as_u16(), 400);
 }
 
+/// The player streams of a process share one read of the log and filter it
+/// themselves: live, each must carry exactly what the player's page (the
+/// database's own filter) carries, its seat's secrets and nobody else's, in
+/// order, across matches whose seats are taken while the streams are open.
+#[tokio::test]
+async fn live_player_streams_carry_what_each_players_page_carries() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let app = Arc::new(spawn_app().await);
+    let players = app.players(3).await;
+    let outsider = app.player("outsider").await;
+    // How many events each stream is to end with, once the play is over.
+    let wanted: Arc<Vec<AtomicUsize>> =
+        Arc::new((0..4).map(|_| AtomicUsize::new(usize::MAX)).collect());
+    let readers: Vec<_> = players
+        .iter()
+        .chain(std::iter::once(&outsider))
+        .enumerate()
+        .map(|(i, p)| {
+            let (app, token, wanted) = (app.clone(), p.token.clone(), wanted.clone());
+            tokio::spawn(async move {
+                let (_, text) = app
+                    .stream(
+                        "/api/v1/players/me/events",
+                        Some(&token),
+                        None,
+                        Duration::from_secs(5),
+                        |text| parse(text).len() >= wanted[i].load(Ordering::Acquire),
+                    )
+                    .await;
+                text
+            })
+        })
+        .collect();
+    // The streams are open (their first frame is written at once).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([7; 32]);
+    let a = app
+        .started_match(&players, "malacca", json!({"stakes": "sealed"}))
+        .await;
+    let b = app
+        .started_match(&players[..2], "heretics", json!({}))
+        .await;
+    for _ in 0..3 {
+        play_some(&app, &a, &players, &mut rng).await;
+        play_some(&app, &b, &players[..2], &mut rng).await;
+    }
+    // Each player's page: the same rule, applied by the database, waited for
+    // until it holds every event its matches' logs show the player (on
+    // Postgres an event shows once older transactions settled).
+    let mut pages = Vec::new();
+    for (i, p) in players.iter().chain(std::iter::once(&outsider)).enumerate() {
+        let mine: &[&String] = match i {
+            0 | 1 => &[&a, &b],
+            2 => &[&a],
+            _ => &[],
+        };
+        let mut expected = 0;
+        for id in mine {
+            let log = app
+                .get(
+                    &format!("/api/v1/matches/{id}/events?limit=200"),
+                    Some(&p.token),
+                )
+                .await
+                .expect(200);
+            expected += event_ids(&log).len();
+        }
+        let mut ids = Vec::new();
+        for _ in 0..200 {
+            let page = app
+                .get("/api/v1/players/me/events?limit=200", Some(&p.token))
+                .await
+                .expect(200);
+            ids = page["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .map(|e| e["id"].as_i64().expect("id"))
+                .collect::<Vec<_>>();
+            if ids.len() >= expected {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(
+            ids.len(),
+            expected,
+            "player {i}'s page holds its matches' logs"
+        );
+        wanted[i].store(ids.len(), Ordering::Release);
+        pages.push(ids);
+    }
+    for (i, reader) in readers.into_iter().enumerate() {
+        let text = reader.await.expect("the stream's task");
+        let streamed: Vec<i64> = parse(&text)
+            .iter()
+            .map(|(_, _, d)| d["id"].as_i64().expect("id"))
+            .collect();
+        assert_eq!(streamed, pages[i], "player {i}'s stream and page agree");
+    }
+    assert!(
+        pages[3].is_empty(),
+        "a player of neither match hears nothing"
+    );
+    assert!(
+        pages[0].len() > pages[2].len(),
+        "the third seat is not in the second match"
+    );
+    // Seat-addressed events went to their seat alone: the players' sets differ.
+    assert_ne!(pages[0], pages[1]);
+}
+
 #[tokio::test]
 async fn a_stream_ticket_opens_one_stream_once_within_its_minute() {
     let (app, clock) = spawn_app_with_manual_clock().await;
@@ -496,4 +609,67 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
     let text = spectator.await.expect("reader");
     assert!(prompts(&text).is_empty(), "{text}");
     assert!(text.contains("event: step_resolved"), "{text}");
+}
+
+#[tokio::test]
+async fn with_event_names_message_every_frame_of_a_stream_has_the_one_name_and_its_kind_inside() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let token = Some(players[0].token.as_str());
+    let by_kind = format!("/api/v1/matches/{id}/events?prompt=true");
+    let (_, named) = app
+        .stream(&by_kind, token, None, Duration::from_millis(300), |_| false)
+        .await;
+    let (status, text) = app
+        .stream(
+            &format!("{by_kind}&event_names=message"),
+            token,
+            None,
+            Duration::from_millis(300),
+            |_| false,
+        )
+        .await;
+    assert_eq!(status.as_u16(), 200);
+    let one_name = parse(&text);
+    assert!(!one_name.is_empty(), "{text}");
+    assert!(one_name.iter().all(|(_, k, _)| k == "message"), "{text}");
+    // The same events in the same order, each with its kind and data inside.
+    let named = parse(&named);
+    assert_eq!(named.len(), one_name.len());
+    for ((id_a, kind, data), (id_b, _, envelope)) in named.iter().zip(&one_name) {
+        assert_eq!(id_a, id_b);
+        assert_eq!(envelope["event"], *kind);
+        assert_eq!(envelope["data"], *data);
+    }
+    // Frames without a position (the prompt) are renamed as well.
+    assert!(!text.contains("event: prompt"), "{text}");
+    let prompt = text
+        .split("\n\n")
+        .find(|b| !b.contains("id: ") && b.contains("\"event\":\"prompt\""))
+        .expect("the prompt, under the one name");
+    assert!(prompt.contains("event: message"), "{prompt}");
+
+    // A player's stream takes it too; an unknown naming is a 400.
+    let (_, mine) = app
+        .stream(
+            "/api/v1/players/me/events?event_names=message",
+            token,
+            Some("0.0"),
+            Duration::from_millis(300),
+            |_| false,
+        )
+        .await;
+    let mine = parse(&mine);
+    assert!(mine.iter().any(|(_, _, d)| d["event"] == "match_started"));
+    assert!(
+        mine.iter()
+            .all(|(_, k, d)| k == "message" && d["data"]["kind"] == d["event"])
+    );
+    app.get(
+        &format!("/api/v1/matches/{id}/events?event_names=everything"),
+        None,
+    )
+    .await
+    .expect(400);
 }

@@ -409,3 +409,44 @@ async fn an_api_token_records_when_it_was_last_used() {
     }
     panic!("last_used_at was never recorded");
 }
+
+#[tokio::test]
+async fn speaking_in_a_chat_needs_the_chat_scope_which_play_does_not_carry() {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    let owner = &players[0];
+    let (play, _) = api_token(&app, owner, json!(["play", "read"])).await;
+    let (chat, _) = api_token(&app, owner, json!(["chat"])).await;
+    let path = format!("/api/v1/matches/{id}/messages");
+    let refused = app
+        .post(&path, Some(&play), &json!({"text": "gg"}))
+        .await
+        .problem(403, "insufficient_scope");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("chat"))
+    );
+    let mute = format!("/api/v1/players/me/mutes/{}", players[1].name);
+    app.send(Method::PUT, &mute, Some(&play), None)
+        .await
+        .problem(403, "insufficient_scope");
+    // `chat` speaks and mutes, but reads and plays nothing.
+    app.post(&path, Some(&chat), &json!({"text": "gg"}))
+        .await
+        .expect(201);
+    app.send(Method::PUT, &mute, Some(&chat), None)
+        .await
+        .expect(200);
+    app.get(&path, Some(&chat))
+        .await
+        .problem(403, "insufficient_scope");
+    // The account page's `play` token carries both.
+    let (both, _) = api_token(&app, owner, json!(["play", "chat"])).await;
+    app.post(&path, Some(&both), &json!({"text": "again"}))
+        .await
+        .expect(201);
+    let read = app.get(&path, Some(&both)).await.expect(200);
+    assert_eq!(read["items"].as_array().map(Vec::len), Some(2));
+}

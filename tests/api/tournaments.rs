@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, feed_kinds, spawn_app, spawn_app_with_manual_clock};
+use crate::helpers::{
+    Player, TestApp, feed_kinds, spawn_app, spawn_app_with, spawn_app_with_manual_clock,
+};
 
 /// The quickest game for bots to play to the end.
 const GAME: &str = "malacca";
@@ -417,7 +419,9 @@ async fn a_timed_tournament_without_entrants_is_cancelled() {
 
 #[tokio::test]
 async fn bad_tournaments_are_refused_and_change_nothing() {
-    let app = spawn_app().await;
+    // Fourteen refusals in a row: more than the creation rate allows, which
+    // counts what is asked for, valid or not.
+    let (app, _clock) = spawn_app_with(|s| s.rate_limit_tournaments_per_min = 0).await;
     let owner = app.player("organiser").await;
     let base = json!({"name": "T", "game": GAME, "format": "swiss"});
     let with = |k: &str, v: Value| {

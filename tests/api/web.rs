@@ -4,14 +4,22 @@ use std::collections::BTreeSet;
 
 use crate::helpers::spawn_app;
 
-/// The `./x.js` and `/app/x` files a page or module refers to.
-fn references(text: &str) -> Vec<String> {
+/// The `./x.js` and `/app/x` files a page or module refers to, as paths under
+/// `/app/` (a `./` import is relative to the folder of `from`, the file that
+/// makes it: the vendored modules import each other from their own folder).
+fn references(text: &str, from: &str) -> Vec<String> {
+    let folder = from.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut found = Vec::new();
-    for marker in ["from \"./", "\"/app/"] {
+    for (marker, relative) in [("from \"./", true), ("\"/app/", false)] {
         for (at, _) in text.match_indices(marker) {
             let rest = &text[at + marker.len()..];
             if let Some(end) = rest.find('"') {
-                found.push(rest[..end].to_owned());
+                let name = &rest[..end];
+                found.push(if relative && !folder.is_empty() {
+                    format!("{folder}/{name}")
+                } else {
+                    name.to_owned()
+                });
             }
         }
     }
@@ -39,7 +47,7 @@ async fn the_browser_client_is_served_at_the_root_with_every_file_it_loads_and_s
 
     // Every file the page loads, and every module those modules import, is
     // served with its type: a file missing from the embedded list shows here.
-    let mut todo = references(&page.text);
+    let mut todo = references(&page.text, "");
     let mut seen = BTreeSet::new();
     while let Some(name) = todo.pop() {
         if !seen.insert(name.clone()) {
@@ -58,7 +66,7 @@ async fn the_browser_client_is_served_at_the_root_with_every_file_it_loads_and_s
             "/app/{name}: {}",
             file.content_type
         );
-        todo.extend(references(&file.text));
+        todo.extend(references(&file.text, &name));
     }
     assert!(
         seen.contains("match.js") && seen.contains("board-cairo.js"),

@@ -154,11 +154,68 @@ def play(game, seats, options):
             cursor = page["next_cursor"]
             if not cursor:
                 break
+    for step in sorted({0, m["step"] // 2, m["step"]}):
+        _, pos = http("GET", f"/matches/{match_id}/positions/{step}", token=tokens[0])
+        check("PositionResponse", pos)
     _, feed = http("GET", "/players/me/events?limit=200", token=tokens[0])
     check("PlayerEventPage", feed)
     print(f"{game} {options or ''}: {moves} moves, every document valid")
 
 
+def options_schemas():
+    """Each game's `options_schema` holds what `POST /matches` takes and refuses
+    what it refuses."""
+    _, games = http("GET", "/games")
+    for g in games:
+        token = player()
+        _, game = http("GET", f"/games/{g['id']}")
+        check("GameResponse", game)
+        v = Draft202012Validator(game["options_schema"])
+        Draft202012Validator.check_schema(game["options_schema"])
+        seats = game["seats"][0]
+        for options, ok in (
+            ({}, True),
+            (dict(game["options"]), True),
+            ({"move_time_limit": 3600, "timeout_policy": "forfeit"}, True),
+            ({"rated": False}, True),
+            ({"no_such_option": 1}, False),
+            ({"move_time_limit": 0}, False),
+        ):
+            valid = not list(v.iter_errors(options))
+            if valid != ok:
+                raise SystemExit(f"{g['id']}: the schema {'refuses' if ok else 'takes'} {options}")
+            status, _ = http(
+                "POST",
+                "/matches",
+                {"game": g["id"], "seats": seats, "options": options},
+                token,
+                expect=(201, 422),
+            )
+            if (status == 201) != ok:
+                raise SystemExit(f"{g['id']}: POST /matches answered {status} to {options}")
+        print(f"{g['id']}: options_schema agrees with POST /matches")
+
+
+def lobby_and_export():
+    """The lobby's page, and the bulk export's lines with their positions."""
+    _, lobby = http("GET", "/lobby/events?limit=200")
+    check("LobbyEventPage", lobby)
+    if not lobby["items"]:
+        raise SystemExit("the lobby told of no match")
+    with urllib.request.urlopen(API + "/exports/matches?limit=4&positions=true") as r:
+        lines = r.read().decode().splitlines()
+    if not lines:
+        raise SystemExit("the export has no finished match")
+    for line in lines:
+        bundle = json.loads(line)
+        positions = bundle.pop("positions")
+        check("ReplayBundle", bundle)
+        for p in positions:
+            check("PositionResponse", p)
+    print(f"lobby page and {len(lines)} exported matches with their positions: valid")
+
+
+options_schemas()
 play("malacca", 3, {})
 play("malacca", 4, {"stakes": "sealed"})
 play("heretics", 3, {})
@@ -166,4 +223,5 @@ play("kontor", 2, {})
 play("kontor", 2, {"variant": "duel"})
 play("cairo", 2, {})
 play("cairo", 3, {"mode": "simulated"})
+lobby_and_export()
 print("validated: " + ", ".join(f"{k} {v}" for k, v in sorted(checked.items())))

@@ -1,14 +1,24 @@
-// Register, log in, log out, change password, API tokens, mutes, delete the account.
+// Register, log in, log out, change password, API tokens, mail, mutes, delete the account.
 import { api, get, post, del, session } from "./api.js";
 import { h, mount, attempt, toast, date } from "./ui.js";
+import { t, locale, adoptLocale } from "./i18n.js";
+import { notificationsCard, forgotPasswordCard } from "./notify.js";
 
 function field(label, attrs) {
   return h("label", {}, h("span", {}, label), h("input", attrs));
 }
 
+/** Logs in with a name and password, and takes the account's language. */
 async function logIn(name, password) {
-  const t = await api("POST", "/auth/token", { name, password }, { anonymous: true });
-  session.set({ name, token: t.access_token });
+  const tok = await api("POST", "/auth/token", { name, password }, { anonymous: true });
+  session.set({ name, token: tok.access_token });
+  // The account's language wins; an account without one takes the page's.
+  const me = await get("/players/me").catch(() => null);
+  if (me?.locale) {
+    if (adoptLocale(me.locale)) location.reload();
+  } else if (me) {
+    await api("PATCH", "/players/me", { locale }).catch(() => {});
+  }
 }
 
 export function signOut() {
@@ -16,32 +26,46 @@ export function signOut() {
   location.hash = "#/";
 }
 
-export function loginPage(app) {
-  const back = sessionStorage.getItem("sealed-orders.after-login") || "#/";
-  const login = h(
+/** A name-and-password form that logs in and then runs `after`; its fields'
+ * ids begin with `prefix`. */
+export function loginForm(prefix, after, ...head) {
+  const form = h(
     "form",
-    { class: "card", "aria-labelledby": "login-h" },
-    h("h2", { id: "login-h" }, "Log in"),
-    field("Name", { name: "name", required: true, autocomplete: "username", id: "login-name" }),
-    field("Password", { name: "password", type: "password", required: true, autocomplete: "current-password", id: "login-password" }),
-    h("button", { type: "submit" }, "Log in"),
+    { class: "card", id: `${prefix}-form` },
+    ...head,
+    field(t("field-name"), { name: "name", required: true, autocomplete: "username", id: `${prefix}-name` }),
+    field(t("field-password"), { name: "password", type: "password", required: true, autocomplete: "current-password", id: `${prefix}-password` }),
+    h("button", { type: "submit" }, t("login-submit")),
   );
-  login.addEventListener("submit", (e) => {
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
-    const f = new FormData(login);
+    const f = new FormData(form);
     attempt(async () => {
       await logIn(f.get("name"), f.get("password"));
+      await after();
+    }, form.querySelector("button"));
+  });
+  return form;
+}
+
+export function loginPage(app) {
+  const back = sessionStorage.getItem("sealed-orders.after-login") || "#/";
+  const login = loginForm(
+    "login",
+    () => {
       sessionStorage.removeItem("sealed-orders.after-login");
       location.hash = back;
-    }, login.querySelector("button"));
-  });
+    },
+    h("h2", { id: "login-h" }, t("login-title")),
+  );
+  login.setAttribute("aria-labelledby", "login-h");
   const register = h(
     "form",
     { class: "card", "aria-labelledby": "register-h" },
-    h("h2", { id: "register-h" }, "Register"),
-    field("Name (3 to 32 letters, digits, _ or -)", { name: "name", required: true, autocomplete: "username", id: "register-name", pattern: "[A-Za-z0-9_\\-]{3,32}" }),
-    field("Password (at least 8 characters)", { name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", id: "register-password" }),
-    h("button", { type: "submit" }, "Create account"),
+    h("h2", { id: "register-h" }, t("register-title")),
+    field(t("register-name"), { name: "name", required: true, autocomplete: "username", id: "register-name", pattern: "[A-Za-z0-9_\\-]{3,32}" }),
+    field(t("register-password"), { name: "password", type: "password", required: true, minlength: 8, autocomplete: "new-password", id: "register-password" }),
+    h("button", { type: "submit" }, t("register-submit")),
   );
   register.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -49,11 +73,11 @@ export function loginPage(app) {
     attempt(async () => {
       await api("POST", "/players", { name: f.get("name"), password: f.get("password") }, { anonymous: true });
       await logIn(f.get("name"), f.get("password"));
-      toast(`Welcome, ${f.get("name")}.`, "info");
+      toast(t("toast-welcome", { name: f.get("name") }), "info");
       location.hash = back;
     }, register.querySelector("button"));
   });
-  mount(app, h("h1", {}, "Sign in"), h("div", { class: "grid2" }, login, register));
+  mount(app, h("h1", {}, t("sign-in-title")), h("div", { class: "grid2" }, login, register), forgotPasswordCard());
 }
 
 export async function accountPage(app) {
@@ -65,24 +89,24 @@ export async function accountPage(app) {
   const pw = h(
     "form",
     { class: "card" },
-    h("h2", {}, "Change password"),
-    field("Current password", { name: "current", type: "password", required: true, autocomplete: "current-password" }),
-    field("New password", { name: "next", type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
-    h("label", { class: "inline" }, h("input", { type: "checkbox", name: "revoke" }), " Also revoke every API token"),
-    h("button", { type: "submit" }, "Change password"),
+    h("h2", {}, t("password-title")),
+    field(t("password-current"), { name: "current", type: "password", required: true, autocomplete: "current-password" }),
+    field(t("password-new"), { name: "next", type: "password", required: true, minlength: 8, autocomplete: "new-password" }),
+    h("label", { class: "inline" }, h("input", { type: "checkbox", name: "revoke" }), " ", t("password-revoke-tokens")),
+    h("button", { type: "submit" }, t("password-submit")),
   );
   pw.addEventListener("submit", (e) => {
     e.preventDefault();
     const f = new FormData(pw);
     attempt(async () => {
-      const t = await post("/players/me/password", {
+      const tok = await post("/players/me/password", {
         current_password: f.get("current"),
         new_password: f.get("next"),
         revoke_api_tokens: f.get("revoke") === "on",
       });
-      session.set({ name: me.name, token: t.access_token });
+      session.set({ name: me.name, token: tok.access_token });
       pw.reset();
-      toast("Password changed; other sessions are signed out.", "info");
+      toast(t("toast-password-changed"), "info");
       renderTokens();
     }, pw.querySelector("button"));
   });
@@ -90,15 +114,15 @@ export async function accountPage(app) {
   const gone = h(
     "form",
     { class: "card danger-zone", id: "delete-account" },
-    h("h2", {}, "Delete account"),
+    h("h2", {}, t("delete-title")),
     h(
       "p",
       { class: "muted" },
-      "Your seats in active matches are resigned and your waiting matches left. The matches you played keep your moves under an anonymous name; your name stays reserved. This cannot be undone.",
+      t("delete-explained"),
     ),
-    field("Password", { name: "password", type: "password", required: true, autocomplete: "current-password", id: "delete-password" }),
-    h("label", { class: "inline" }, h("input", { type: "checkbox", name: "sure", required: true, id: "delete-sure" }), " I want to delete my account"),
-    h("button", { type: "submit", class: "danger" }, "Delete my account"),
+    field(t("field-password"), { name: "password", type: "password", required: true, autocomplete: "current-password", id: "delete-password" }),
+    h("label", { class: "inline" }, h("input", { type: "checkbox", name: "sure", required: true, id: "delete-sure" }), " ", t("delete-sure")),
+    h("button", { type: "submit", class: "danger" }, t("delete-submit")),
   );
   gone.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -106,7 +130,7 @@ export async function accountPage(app) {
     attempt(async () => {
       await post("/players/me/delete", { password: f.get("password") });
       signOut();
-      toast("Your account is deleted.", "info");
+      toast(t("toast-account-deleted"), "info");
     }, gone.querySelector("button"));
   });
 
@@ -116,15 +140,15 @@ export async function accountPage(app) {
     const items = page.items || [];
     mount(
       mutes,
-      h("h2", {}, "Muted players"),
+      h("h2", {}, t("mutes-title")),
       items.length === 0
-        ? h("p", { class: "muted" }, "Nobody. Mute a player from a match's chat to hide their messages from you.")
+        ? h("p", { class: "muted" }, t("mutes-none"))
         : h("ul", { class: "matches" }, items.map((m) =>
             h("li", {}, m.player.name, " ",
               h("button", { type: "button", class: "small", onclick: (e) => attempt(async () => {
                 await del(`/players/me/mutes/${encodeURIComponent(m.player.name)}`);
                 await renderMutes();
-              }, e.target) }, "Unmute")))),
+              }, e.target) }, t("mutes-unmute"))))),
     );
   }
 
@@ -133,35 +157,38 @@ export async function accountPage(app) {
   const make = h(
     "form",
     { class: "card" },
-    h("h2", {}, "API tokens"),
-    h("p", { class: "muted" }, "For bots and scripts: a token acts for you without your password."),
-    field("Name", { name: "name", required: true, maxlength: 100, id: "token-name" }),
+    h("h2", {}, t("tokens-title")),
+    h("p", { class: "muted" }, t("tokens-explained")),
+    field(t("field-name"), { name: "name", required: true, maxlength: 100, id: "token-name" }),
     h(
       "fieldset",
       {},
-      h("legend", {}, "Scope"),
-      h("label", { class: "inline" }, h("input", { type: "radio", name: "scope", value: "play", checked: true }), " play (every request)"),
-      h("label", { class: "inline" }, h("input", { type: "radio", name: "scope", value: "read" }), " read (GET only)"),
+      h("legend", {}, t("tokens-scope")),
+      h("label", { class: "inline" }, h("input", { type: "radio", name: "scope", value: "play", checked: true }), " ", t("tokens-scope-play")),
+      h("label", { class: "inline" }, h("input", { type: "radio", name: "scope", value: "read" }), " ", t("tokens-scope-read")),
     ),
-    field("Expires (optional)", { name: "expires", type: "datetime-local" }),
-    h("button", { type: "submit" }, "Create token"),
+    field(t("tokens-expires"), { name: "expires", type: "datetime-local" }),
+    h("button", { type: "submit" }, t("tokens-submit")),
     created,
     tokenList,
   );
   make.addEventListener("submit", (e) => {
     e.preventDefault();
     const f = new FormData(make);
-    const body = { name: f.get("name"), scopes: [f.get("scope")] };
+    // `play` is everything a player does, talking included (`chat` is a scope
+    // of its own for OAuth apps a person lets play but not speak).
+    const body = { name: f.get("name"), scopes: f.get("scope") === "play" ? ["play", "chat"] : ["read"] };
     if (f.get("expires")) body.expires_at = new Date(f.get("expires")).toISOString();
     attempt(async () => {
-      const t = await post("/players/me/tokens", body);
+      const made = await post("/players/me/tokens", body);
       mount(
         created,
         h(
           "p",
           { class: "secret" },
-          "Copy it now, it is shown only once: ",
-          h("code", { id: "new-token" }, t.token),
+          t("tokens-copy-now"),
+          " ",
+          h("code", { id: "new-token" }, made.token),
         ),
       );
       make.querySelector("#token-name").value = "";
@@ -175,30 +202,31 @@ export async function accountPage(app) {
     mount(
       tokenList,
       items.length === 0
-        ? h("p", { class: "muted" }, "No tokens yet.")
+        ? h("p", { class: "muted" }, t("tokens-none"))
         : h(
             "div",
             { class: "table-wrap" },
             h(
               "table",
               {},
-              h("thead", {}, h("tr", {}, ["Name", "Scopes", "Created", "Last used", "Expires", ""].map((c) => h("th", {}, c)))),
+              h("thead", {}, h("tr", {}, [t("field-name"), t("tokens-col-scopes"), t("tokens-col-created"), t("tokens-col-last-used"), t("tokens-col-expires"), ""].map((c) => h("th", {}, c)))),
               h(
                 "tbody",
                 {},
-                items.map((t) =>
+                items.map((tk) =>
                   h(
                     "tr",
                     {},
-                    h("td", {}, t.name),
-                    h("td", {}, (t.scopes || []).join(", ")),
-                    h("td", {}, date(t.created_at)),
-                    h("td", {}, date(t.last_used_at) || "never"),
-                    h("td", {}, t.revoked_at ? `revoked ${date(t.revoked_at)}` : date(t.expires_at) || "never"),
+                    h("td", {}, tk.name),
+                    // Scopes are the API's words, as in the docs: code, not prose.
+                    h("td", {}, (tk.scopes || []).flatMap((s, i) => [i ? ", " : "", h("code", {}, s)])),
+                    h("td", {}, date(tk.created_at)),
+                    h("td", {}, date(tk.last_used_at) || t("tokens-never")),
+                    h("td", {}, tk.revoked_at ? t("tokens-revoked-at", { at: date(tk.revoked_at) }) : date(tk.expires_at) || t("tokens-never")),
                     h(
                       "td",
                       {},
-                      t.revoked_at
+                      tk.revoked_at
                         ? ""
                         : h(
                             "button",
@@ -206,11 +234,11 @@ export async function accountPage(app) {
                               type: "button",
                               class: "small danger",
                               onclick: (e) => attempt(async () => {
-                                await del(`/players/me/tokens/${t.id}`);
+                                await del(`/players/me/tokens/${tk.id}`);
                                 renderTokens();
                               }, e.target),
                             },
-                            "Revoke",
+                            t("tokens-revoke"),
                           ),
                     ),
                   ),
@@ -222,10 +250,11 @@ export async function accountPage(app) {
   }
   mount(
     app,
-    h("h1", {}, `Account: ${me.name}`),
-    h("p", {}, h("a", { href: "#/admin", id: "admin-link" }, "Moderation (admins)")),
-    h("p", { class: "muted" }, `Member since ${date(me.created_at)}.`),
+    h("h1", {}, t("account-title", { name: me.name })),
+    h("p", {}, h("a", { href: "#/admin", id: "admin-link" }, t("account-moderation-link"))),
+    h("p", { class: "muted" }, t("account-member-since", { date: date(me.created_at) })),
     h("div", { class: "grid2" }, pw, make),
+    notificationsCard(),
     mutes,
     gone,
   );

@@ -1,31 +1,15 @@
 // The one door to the server: /api/v1 with a bearer token, problem+json errors,
 // and event streams (EventSource with a single-use ticket).
 
+import { locale, t } from "./i18n.js";
+
 const BASE = "/api/v1";
 const KEY = "sealed-orders.session";
-
-/** Every event kind the spec lists: EventSource only calls listeners by name. */
-export const EVENT_KINDS = [
-  "axis_fixed", "build", "card_drawn", "card_placed", "card_removed", "card_returned",
-  "cards_revealed", "city_revealed", "discard", "eliminated", "equipment_bought",
-  "equipment_passed", "final_turn", "flick", "game_ended", "game_finished",
-  "match_aborted", "match_finished", "match_started", "material", "move", "move_replaced", "pass_coin",
-  "personality_chosen", "personality_placed", "play_order", "player_joined",
-  "player_left", "region_scored", "report_draft", "report_resolved", "report_submitted",
-  "retrieve", "roll", "round_ended", "round_resolved", "sayyida_draw", "scoring",
-  "seat_forfeited", "seat_returned", "seat_submitted", "seat_timed_out", "ship_moved",
-  "ship_revealed", "special_drawn", "special_drawn_count", "stake_placed",
-  "step_resolved", "tax", "tie_breaks", "turn_end", "waiting_choice", "water_grant",
-  "wave_started", "you_drew", "message",
-  "invitation_sent", "invitation_accepted", "invitation_declined",
-  "tournament_round_started",
-  "chat_message", "chat_message_deleted",
-];
 
 /** An error answer, with the problem document's `detail` as its message. */
 export class ApiError extends Error {
   constructor(status, problem) {
-    super(problem?.detail || problem?.title || `HTTP ${status}`);
+    super(problem?.detail || problem?.title || t("error-http", { status }));
     this.status = status;
     this.code = problem?.code;
     this.problem = problem;
@@ -58,7 +42,8 @@ export const session = {
  */
 export async function api(method, path, body, { anonymous = false, raw = false } = {}) {
   const token = anonymous ? null : session.get()?.token;
-  const headers = { Accept: "application/json" };
+  // Problems come back in the page's language.
+  const headers = { Accept: "application/json", "Accept-Language": locale };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   let res;
@@ -69,7 +54,7 @@ export async function api(method, path, body, { anonymous = false, raw = false }
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new ApiError(0, { detail: "The server cannot be reached." });
+    throw new ApiError(0, { detail: t("error-unreachable") });
   }
   if (res.status === 401 && token) {
     // Only the session that was refused is dropped (not a newer one).
@@ -110,10 +95,11 @@ export function query(params) {
  * ticket is fetched first (browsers cannot send headers with EventSource); a
  * ticket is single-use, so after a drop the stream is opened afresh with a new
  * one and `onReconnect` is told (the caller re-reads what it shows);
- * `onState(live)` follows the connection.
+ * `onState(live)` follows the connection. A stream that is the same for
+ * everybody (the lobby) is opened `anonymous`: no ticket.
  * Returns a function that closes it.
  */
-export function follow(path, onEvent, onReconnect = () => {}, onState = () => {}) {
+export function follow(path, onEvent, onReconnect = () => {}, onState = () => {}, { anonymous = false } = {}) {
   let source = null;
   let closed = false;
   let timer = null;
@@ -122,12 +108,14 @@ export function follow(path, onEvent, onReconnect = () => {}, onState = () => {}
 
   async function open() {
     if (closed) return;
-    let url = BASE + path;
-    const usedToken = session.get()?.token ?? null;
+    // Every frame under the one name `message`, its kind inside: one
+    // listener hears every kind, including those added after this page.
+    let url = BASE + path + (path.includes("?") ? "&" : "?") + "event_names=message";
+    const usedToken = anonymous ? null : session.get()?.token ?? null;
     if (usedToken) {
       try {
         const t = await post("/stream-tickets");
-        url += (url.includes("?") ? "&" : "?") + "ticket=" + encodeURIComponent(t.ticket);
+        url += "&ticket=" + encodeURIComponent(t.ticket);
       } catch (e) {
         if (e.status === 401 || !session.get()) {
           /* fell back to anonymous: open without a ticket */
@@ -145,33 +133,26 @@ export function follow(path, onEvent, onReconnect = () => {}, onState = () => {}
       if (opened) onReconnect();
       opened = true;
     };
-    for (const kind of EVENT_KINDS) {
-      source.addEventListener(kind, (ev) => {
-        let data = null;
-        try {
-          data = JSON.parse(ev.data);
-        } catch {
-          data = ev.data;
-        }
-        onEvent(kind, data);
-      });
-    }
     // The credential behind the stream ended (revoked, expired, password
     // changed): a newer session (another tab's login) reopens it; otherwise
     // this session is over and the page carries on anonymously.
-    source.addEventListener("credential_ended", (ev) => {
+    function credentialEnded(data) {
       source.close();
       if (usedToken && session.get()?.token === usedToken) {
-        let detail = null;
-        try {
-          detail = JSON.parse(ev.data)?.detail;
-        } catch {
-          /* no detail */
-        }
-        if (detail) console.info(detail);
+        if (data?.detail) console.info(data.detail);
         session.set(null);
       } else retry();
-    });
+    }
+    source.onmessage = (ev) => {
+      let frame = null;
+      try {
+        frame = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if (frame?.event === "credential_ended") credentialEnded(frame.data);
+      else if (frame?.event) onEvent(frame.event, frame.data, ev.lastEventId);
+    };
     source.onerror = () => {
       // The browser would reconnect with the spent ticket: open anew instead.
       source.close();

@@ -1,6 +1,7 @@
 // SVG charts: lines over x, and horizontal bars. Each is drawn to a viewBox and
 // scales to its container; the numbers behind it go in a <details> beside it.
 import { s, seatColour } from "./ui.js";
+import { t, num } from "./i18n.js";
 
 function ticks(min, max, n = 4) {
   if (min === max) return [min];
@@ -8,7 +9,7 @@ function ticks(min, max, n = 4) {
   return Array.from({ length: n + 1 }, (_, i) => min + i * step);
 }
 
-const fmt = (v) => (Math.abs(v) >= 100 || Number.isInteger(v) ? Math.round(v) : v.toFixed(1));
+const fmt = (v) => num(Math.abs(v) >= 100 || Number.isInteger(v) ? Math.round(v) : Number(v.toFixed(1)));
 
 /**
  * series: [{name, colour, points: [[x, y], …]}]; xLabel(x) names an x tick.
@@ -22,7 +23,7 @@ export function lineChart({ series, title, xLabel = String, cursor = null, heigh
   const ys = series.flatMap((se) => se.points.map((p) => p[1]));
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img", "aria-label": title });
   if (!xs.length) {
-    svg.append(s("text", { x: W / 2, y: H / 2, "text-anchor": "middle", "font-size": 12, fill: "#777" }, "no data yet"));
+    svg.append(s("text", { x: W / 2, y: H / 2, "text-anchor": "middle", "font-size": 12, fill: "#777" }, t("chart-no-data")));
     return svg;
   }
   let x0 = Math.min(...xs), x1 = Math.max(...xs);
@@ -71,7 +72,7 @@ export function barChart({ bars, title, max = null, unit = "", percent = false }
   bars.forEach((b, i) => {
     const y = 4 + i * row;
     const w = Math.max(0, (b.value / top) * (W - L - 60));
-    const text = b.text ?? (percent ? `${(b.value * 100).toFixed(1)} %` : `${fmt(b.value)}${unit}`);
+    const text = b.text ?? (percent ? num(b.value, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 }) : `${fmt(b.value)}${unit}`);
     svg.append(
       s("text", { x: L - 6, y: y + 15, "text-anchor": "end", "font-size": 12 }, String(b.label).slice(0, 18)),
       s("rect", { x: L, y: y + 3, width: w, height: row - 8, rx: 3, fill: b.colour ?? seatColour(i) }),

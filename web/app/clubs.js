@@ -1,20 +1,19 @@
 // Clubs: the list (with search and a form to found one) and a club's page
 // (members, requests and invitations for its admins, matches, leaderboard).
 import { get, post, del, api, session, query } from "./api.js";
-import { h, mount, attempt, toast, date, playerLink, loading, words } from "./ui.js";
+import { h, mount, attempt, toast, date, playerLink, loading } from "./ui.js";
+import { t } from "./i18n.js";
+import { gameName } from "./terms.js";
 
-const POLICIES = {
-  open: "Open: anyone joins",
-  request: "On request: an admin accepts",
-  invitation: "By invitation only",
-};
+const POLICIES = ["open", "request", "invitation"];
+const policy = (p) => (POLICIES.includes(p) ? t(`club-policy-${p}`) : p);
 
 /** Where the lobby's new-match form finds the club it should preselect. */
 export const NEW_MATCH_CLUB = "sealed-orders.new-match-club";
 
 export async function clubsPage(app) {
   const listBox = h("div", {}, loading());
-  const search = h("input", { id: "club-search", type: "search", placeholder: "Name starts with…", autocomplete: "off" });
+  const search = h("input", { id: "club-search", type: "search", placeholder: t("clubs-search-placeholder"), autocomplete: "off" });
   let timer = null;
   search.addEventListener("input", () => {
     clearTimeout(timer);
@@ -27,7 +26,7 @@ export async function clubsPage(app) {
     mount(
       listBox,
       items.length === 0
-        ? h("p", { class: "muted" }, "No club yet.")
+        ? h("p", { class: "muted" }, t("clubs-none"))
         : h(
             "ul",
             { class: "matches", id: "club-list" },
@@ -36,8 +35,8 @@ export async function clubsPage(app) {
                 "li",
                 {},
                 h("a", { href: `#/club/${c.id}` }, c.name),
-                h("span", { class: "muted" }, ` · ${c.members} member${c.members === 1 ? "" : "s"} · ${POLICIES[c.join_policy] || c.join_policy}`),
-                c.your_status ? h("span", { class: "badge" }, c.your_role || c.your_status) : null,
+                h("span", { class: "muted" }, ` · ${t("clubs-members-count", { count: c.members })} · ${policy(c.join_policy)}`),
+                c.your_status ? h("span", { class: "badge" }, t(`club-role-${c.your_role || c.your_status}`)) : null,
               ),
             ),
           ),
@@ -48,25 +47,25 @@ export async function clubsPage(app) {
   if (session.get()) {
     const name = h("input", { id: "club-name", name: "name", required: true, minlength: 3, maxlength: 48 });
     const description = h("textarea", { id: "club-description", name: "description", maxlength: 1000, rows: 3 });
-    const policy = h(
+    const policySel = h(
       "select",
       { id: "club-policy", name: "join_policy" },
-      Object.entries(POLICIES).map(([v, label]) => h("option", { value: v, selected: v === "request" }, label)),
+      POLICIES.map((v) => h("option", { value: v, selected: v === "request" }, policy(v))),
     );
-    const submit = h("button", { type: "submit", id: "club-submit" }, "Found the club");
+    const submit = h("button", { type: "submit", id: "club-submit" }, t("clubs-found-submit"));
     create = h(
       "form",
       { class: "card" },
-      h("h2", {}, "Found a club"),
-      h("label", {}, h("span", {}, "Name"), name),
-      h("label", {}, h("span", {}, "Description"), description),
-      h("label", {}, h("span", {}, "Who may join"), policy),
+      h("h2", {}, t("clubs-found-title")),
+      h("label", {}, h("span", {}, t("field-name")), name),
+      h("label", {}, h("span", {}, t("clubs-description")), description),
+      h("label", {}, h("span", {}, t("create-who-may-join")), policySel),
       submit,
     );
     create.addEventListener("submit", (e) => {
       e.preventDefault();
       attempt(async () => {
-        const c = await post("/clubs", { name: name.value, description: description.value, join_policy: policy.value });
+        const c = await post("/clubs", { name: name.value, description: description.value, join_policy: policySel.value });
         location.hash = `#/club/${c.id}`;
       }, submit);
     });
@@ -74,8 +73,8 @@ export async function clubsPage(app) {
 
   mount(
     app,
-    h("h1", {}, "Clubs"),
-    h("div", { class: "lobby" }, h("div", { class: "card" }, h("label", {}, h("span", {}, "Search"), search), listBox), create),
+    h("h1", {}, t("nav-clubs")),
+    h("div", { class: "lobby" }, h("div", { class: "card" }, h("label", {}, h("span", {}, t("clubs-search")), search), listBox), create),
   );
   await render();
   return () => clearTimeout(timer);
@@ -107,33 +106,33 @@ export async function clubPage(app, id) {
       h(
         "p",
         { class: "muted" },
-        `${POLICIES[club.join_policy] || club.join_policy} · ${club.members} member${club.members === 1 ? "" : "s"} · owner `,
+        `${policy(club.join_policy)} · ${t("clubs-members-count", { count: club.members })} · ${t("club-owner")} `,
         playerLink(club.owner),
-        ` · since ${date(club.created_at)}`,
+        ` · ${t("club-since", { date: date(club.created_at) })}`,
       ),
     );
     const buttons = [];
     if (me && !club.your_status && club.join_policy !== "invitation") {
       buttons.push(h("button", { type: "button", id: "club-join", onclick: (e) => attempt(async () => {
         const r = await post(`/clubs/${id}/join`);
-        toast(r.status === "member" ? "You are a member." : "Your request is sent.", "info");
+        toast(r.status === "member" ? t("toast-club-member") : t("toast-club-requested"), "info");
         await reload();
-      }, e.target) }, club.join_policy === "open" ? "Join" : "Ask to join"));
+      }, e.target) }, club.join_policy === "open" ? t("action-join") : t("club-ask-to-join")));
     }
     if (me && club.your_status === "invited") {
       buttons.push(h("button", { type: "button", id: "club-join", onclick: (e) => attempt(async () => {
         await post(`/clubs/${id}/join`);
         await reload();
-      }, e.target) }, "Accept the invitation"));
+      }, e.target) }, t("club-accept-invitation")));
     }
     if (club.your_status === "member") {
       buttons.push(h("button", { type: "button", id: "club-new-match", onclick: () => {
         sessionStorage.setItem(NEW_MATCH_CLUB, id);
         location.hash = "#/";
-      } }, "New club match"));
+      } }, t("club-new-match")));
     }
     if (club.your_status) {
-      const label = { member: "Leave", requested: "Withdraw the request", invited: "Decline" }[club.your_status];
+      const label = { member: t("action-leave"), requested: t("club-withdraw-request"), invited: t("action-decline") }[club.your_status];
       buttons.push(h("button", { type: "button", class: "secondary", id: "club-leave", onclick: (e) => attempt(async () => {
         await post(`/clubs/${id}/leave`);
         await reload().catch(() => { location.hash = "#/clubs"; });
@@ -146,7 +145,7 @@ export async function clubPage(app, id) {
     const page = await get(`/clubs/${id}/members?limit=200`);
     mount(
       members,
-      h("h2", {}, "Members"),
+      h("h2", {}, t("club-members")),
       h(
         "ul",
         { class: "matches", id: "club-members" },
@@ -155,12 +154,12 @@ export async function clubPage(app, id) {
             "li",
             {},
             playerLink(m.player),
-            m.role !== "member" ? h("span", { class: "badge" }, m.role) : null,
+            m.role !== "member" ? h("span", { class: "badge" }, t(`club-role-${m.role}`)) : null,
             isAdmin() && m.role === "member" && m.player.name !== me
               ? h("button", { type: "button", class: "small danger", onclick: (e) => attempt(async () => {
                   await del(`/clubs/${id}/members/${encodeURIComponent(m.player.name)}`);
                   await reload();
-                }, e.target) }, "Remove")
+                }, e.target) }, t("club-remove"))
               : null,
           ),
         ),
@@ -176,13 +175,13 @@ export async function clubPage(app, id) {
     const requests = await get(`/clubs/${id}/members?status=requested&limit=200`);
     const invited = await get(`/clubs/${id}/members?status=invited&limit=200`);
     const who = h("input", { id: "club-invite-name", required: true, autocomplete: "off", spellcheck: "false" });
-    const send = h("button", { type: "submit" }, "Invite");
-    const form = h("form", { id: "club-invite" }, h("label", {}, h("span", {}, "Invite a player"), who), send);
+    const send = h("button", { type: "submit" }, t("club-invite"));
+    const form = h("form", { id: "club-invite" }, h("label", {}, h("span", {}, t("club-invite-player")), who), send);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       attempt(async () => {
         await post(`/clubs/${id}/invitations`, { player: who.value.trim() });
-        toast(`${who.value.trim()} is invited.`, "info");
+        toast(t("toast-club-invited", { name: who.value.trim() }), "info");
         await reload();
       }, send);
     });
@@ -197,15 +196,15 @@ export async function clubPage(app, id) {
       h(
         "div",
         { class: "card", id: "club-admin" },
-        h("h2", {}, "Requests and invitations"),
+        h("h2", {}, t("club-requests-title")),
         (requests.items || []).length
           ? h("ul", { class: "matches", id: "club-requests" }, requests.items.map((m) =>
-              h("li", {}, playerLink(m.player), h("span", { class: "muted" }, ` asked ${date(m.since)} `),
-                h("button", { type: "button", class: "small", onclick: answer(m, true) }, "Accept"),
-                h("button", { type: "button", class: "small danger", onclick: answer(m, false) }, "Decline"))))
-          : h("p", { class: "muted" }, "No request waiting."),
+              h("li", {}, playerLink(m.player), h("span", { class: "muted" }, ` ${t("club-asked", { date: date(m.since) })} `),
+                h("button", { type: "button", class: "small", onclick: answer(m, true) }, t("action-accept")),
+                h("button", { type: "button", class: "small danger", onclick: answer(m, false) }, t("action-decline")))))
+          : h("p", { class: "muted" }, t("club-no-requests")),
         (invited.items || []).length
-          ? h("p", { class: "muted" }, "Invited: ", invited.items.map((m) => m.player.name).join(", "))
+          ? h("p", { class: "muted" }, t("club-invited"), " ", invited.items.map((m) => m.player.name).join(", "))
           : null,
         form,
       ),
@@ -217,16 +216,16 @@ export async function clubPage(app, id) {
     const items = page.items || [];
     mount(
       matchesBox,
-      h("h2", {}, "Matches"),
+      h("h2", {}, t("stats-matches")),
       items.length
         ? h("ul", { class: "matches", id: "club-matches" }, items.map((m) =>
-            h("li", {}, h("a", { href: `#/match/${m.id}` }, `${m.game} · ${words(m.status)}`),
-              h("span", { class: "muted" }, ` · ${m.seats.map((s) => s.player?.name || "free").join(", ")}`))))
-        : h("p", { class: "muted" }, "No club match yet."),
+            h("li", {}, h("a", { href: `#/match/${m.id}` }, `${gameName(m.game)} · ${t(`status-${m.status}`)}`),
+              h("span", { class: "muted" }, ` · ${m.seats.map((s) => s.player?.name || t("seat-free-short")).join(", ")}`))))
+        : h("p", { class: "muted" }, t("club-no-matches")),
     );
   }
 
-  const gameSel = h("select", { id: "club-board-game" }, games.map((g) => h("option", { value: g.id }, g.name)));
+  const gameSel = h("select", { id: "club-board-game" }, games.map((g) => h("option", { value: g.id }, gameName(g.id))));
   const boardBody = h("div", {});
   async function renderBoard() {
     const b = await api("GET", `/clubs/${id}/leaderboards/${gameSel.value}`);
@@ -234,15 +233,15 @@ export async function clubPage(app, id) {
       boardBody,
       (b.items || []).length
         ? h("div", { class: "table-wrap" }, h("table", { id: "club-board" },
-            h("thead", {}, h("tr", {}, ["#", "Player", "Games", "Wins", "Points", "Rating"].map((c) => h("th", { scope: "col" }, c)))),
+            h("thead", {}, h("tr", {}, ["#", t("col-player"), t("col-games"), t("stats-wins"), t("col-points"), t("col-rating")].map((c) => h("th", { scope: "col" }, c)))),
             h("tbody", {}, b.items.map((s) => h("tr", {},
               h("td", {}, s.rank), h("td", {}, playerLink(s.player)), h("td", {}, s.games), h("td", {}, s.wins),
               h("td", {}, s.points.toFixed(2)), h("td", {}, s.rating == null ? "" : Math.round(s.rating)))))))
-        : h("p", { class: "muted" }, "No finished club match of this game yet."),
+        : h("p", { class: "muted" }, t("club-board-none")),
     );
   }
   gameSel.addEventListener("change", () => attempt(renderBoard));
-  mount(board, h("h2", {}, "Leaderboard"), h("label", {}, h("span", {}, "Game"), gameSel), boardBody);
+  mount(board, h("h2", {}, t("leaderboard-link")), h("label", {}, h("span", {}, t("col-game")), gameSel), boardBody);
 
   mount(app, head, actions, h("div", { class: "grid2" }, members, board), admin, matchesBox);
   renderHead();

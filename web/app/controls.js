@@ -1,16 +1,25 @@
 // prompt.legal turned into controls: a button per complete action, a small form
 // per template (one value from each plural list, an integer from each range, a
 // subset — in the order picked — from each `subset_of`; singular fields as given).
-import { h, words } from "./ui.js";
+import { h } from "./ui.js";
+import { t, term } from "./i18n.js";
+import { valueText } from "./terms.js";
+
+/** The game whose controls are being drawn (its words name fields and values). */
+let game = "";
 
 /** A value as a person reads it: coordinates as (x, y), ids as words. */
-export function show(v) {
-  if (v === null || v === undefined) return "none";
+export function show(v, of = game) {
+  if (v === null || v === undefined) return t("value-none");
   if (typeof v === "object" && "x" in v && "y" in v) return `(${v.x}, ${v.y})`;
   if (typeof v === "object") return JSON.stringify(v);
-  if (typeof v === "boolean") return v ? "yes" : "no";
-  return words(v);
+  if (typeof v === "boolean") return v ? t("value-yes") : t("value-no");
+  return valueText(of, v);
 }
+
+/** An action type or a field as the game names it. */
+const actionName = (type, of = game) => term(of, "action", type);
+const fieldName = (key, of = game) => term(of, "field", key);
 
 /** The action a template's field names: `cards` -> `card`, `ship_tos` -> `ship_to`. */
 function singular(key) {
@@ -21,11 +30,11 @@ const isRange = (v) => v && typeof v === "object" && !Array.isArray(v) && "min" 
 const isSubset = (v) => v && typeof v === "object" && !Array.isArray(v) && Array.isArray(v.subset_of);
 
 /** A default label for a complete action: its type and its fields. */
-function describe(action, label) {
+export function describe(action, label, of = game) {
   const custom = label?.(action);
   if (custom) return custom;
   const rest = Object.entries(action).filter(([k]) => k !== "type");
-  return [words(action.type), ...rest.map(([k, v]) => `${words(k)} ${show(v)}`)].join(" · ");
+  return [actionName(action.type, of), ...rest.map(([k, v]) => `${fieldName(k, of)} ${show(v, of)}`)].join(" · ");
 }
 
 let uid = 0;
@@ -38,7 +47,7 @@ function oneOf(name, values, label, picked) {
   const id = `pick-${++uid}`;
   if (values.length <= 12) {
     let current = values.length === 1 ? 0 : -1;
-    const group = h("div", { class: "choices", role: "radiogroup", "aria-label": words(name) });
+    const group = h("div", { class: "choices", role: "radiogroup", "aria-label": fieldName(singular(name)) });
     const inputs = values.map((v, i) =>
       h(
         "label",
@@ -49,7 +58,7 @@ function oneOf(name, values, label, picked) {
     );
     group.append(...inputs);
     return {
-      element: h("fieldset", { class: "param" }, h("legend", {}, words(singular(name))), group),
+      element: h("fieldset", { class: "param" }, h("legend", {}, fieldName(singular(name))), group),
       read: () => (current < 0 ? undefined : values[current]),
       set: (v) => {
         const i = values.findIndex((x) => JSON.stringify(x) === JSON.stringify(v));
@@ -63,11 +72,11 @@ function oneOf(name, values, label, picked) {
   const select = h(
     "select",
     { id, onchange: () => picked?.(values[Number(select.value)]) },
-    h("option", { value: "" }, "choose…"),
+    h("option", { value: "" }, t("controls-choose")),
     values.map((v, i) => h("option", { value: String(i) }, label?.(name, v) ?? show(v))),
   );
   return {
-    element: h("div", { class: "param" }, h("label", { for: id }, words(singular(name))), select),
+    element: h("div", { class: "param" }, h("label", { for: id }, fieldName(singular(name))), select),
     read: () => (select.value === "" ? undefined : values[Number(select.value)]),
     set: (v) => {
       const i = values.findIndex((x) => JSON.stringify(x) === JSON.stringify(v));
@@ -86,7 +95,7 @@ function range(name, r) {
     element: h(
       "div",
       { class: "param" },
-      h("label", { for: id }, `${words(name)} (${r.min}–${r.max})`),
+      h("label", { for: id }, t("controls-range", { field: fieldName(name), min: r.min, max: r.max })),
       h("div", { class: "range" }, input, r.max - r.min <= 50 ? slider : ""),
     ),
     read: () => Number(input.value),
@@ -112,12 +121,12 @@ function subset(name, sub, label) {
     element: h(
       "fieldset",
       { class: "param", dataset: { min: sub.min, max: sub.max } },
-      h("legend", {}, `${words(name)}: ${sub.min === sub.max ? sub.min : `${sub.min} to ${sub.max}`}, in order`),
+      h("legend", {}, t("controls-subset", { field: fieldName(name), min: sub.min, max: sub.max })),
       h("div", { class: "choices" }, boxes),
       chosen,
     ),
     read: () => [...order],
-    check: () => (order.length < sub.min || order.length > sub.max ? `Pick ${sub.min === sub.max ? sub.min : `${sub.min} to ${sub.max}`} ${words(name)}.` : null),
+    check: () => (order.length < sub.min || order.length > sub.max ? t("controls-subset-pick", { field: fieldName(name), min: sub.min, max: sub.max }) : null),
   };
 }
 
@@ -126,7 +135,8 @@ function subset(name, sub, label) {
  * per game) names actions and values; `onPickers(map)` hands the board the
  * one-value pickers by field so a click on the board can choose.
  */
-export function controls(legal, submit, { label, onPickers } = {}) {
+export function controls(legal, submit, { game: of = "", label, onPickers } = {}) {
+  game = of;
   const complete = legal.filter((m) => m.template !== true);
   const templates = legal.filter((m) => m.template === true);
   const parts = [];
@@ -163,27 +173,27 @@ export function controls(legal, submit, { label, onPickers } = {}) {
       pickers[k] = p;
       return [k, p];
     });
-    const go = h("button", { type: "submit", class: "primary" }, words(type));
-    const form = h("form", { class: "template", dataset: { template: type } }, h("h3", {}, words(type)), fields.map(([, p]) => p.element), go);
+    const go = h("button", { type: "submit", class: "primary" }, actionName(type));
+    const form = h("form", { class: "template", dataset: { template: type } }, h("h3", {}, actionName(type)), fields.map(([, p]) => p.element), go);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const chosen = {};
       for (const [k, p] of fields) {
         const v = p.read();
-        if (v === undefined) return submit(null, go, `Choose a ${words(k)}.`);
+        if (v === undefined) return submit(null, go, t("controls-choose-field", { field: fieldName(k) }));
         chosen[k] = JSON.stringify(v);
       }
       const action = group.find((a) => varying.every((k) => JSON.stringify(a[k] ?? null) === chosen[k]));
-      if (!action) return submit(null, go, "That combination is not a legal move.");
+      if (!action) return submit(null, go, t("controls-not-legal"));
       submit(action, go);
     });
     parts.push(form);
   }
   if (buttons.length) parts.unshift(h("div", { class: "actions-list" }, buttons));
-  for (const t of templates) {
+  for (const tpl of templates) {
     const fields = [];
-    const fixed = { type: t.type };
-    for (const [key, v] of Object.entries(t)) {
+    const fixed = { type: tpl.type };
+    for (const [key, v] of Object.entries(tpl)) {
       if (key === "template" || key === "type") continue;
       if (Array.isArray(v)) {
         const p = oneOf(key, v, label ? (n, x) => label({ field: n, value: x }) : null);
@@ -193,10 +203,10 @@ export function controls(legal, submit, { label, onPickers } = {}) {
       else if (isSubset(v)) fields.push([key, subset(key, v, label ? (n, x) => label({ field: n, value: x }) : null)]);
       else if (v !== null) fixed[key] = v;
     }
-    const go = h("button", { type: "submit", class: "primary" }, words(t.type));
+    const go = h("button", { type: "submit", class: "primary" }, actionName(tpl.type));
     const form = h(
       "form",
-      { class: "template", dataset: { template: t.type } },
+      { class: "template", dataset: { template: tpl.type } },
       h("h3", {}, describe(fixed, label)),
       fields.map(([, p]) => p.element),
       go,
@@ -208,7 +218,7 @@ export function controls(legal, submit, { label, onPickers } = {}) {
         const problem = p.check?.();
         if (problem) return submit(null, go, problem);
         const v = p.read();
-        if (v === undefined) return submit(null, go, `Choose a ${words(key)}.`);
+        if (v === undefined) return submit(null, go, t("controls-choose-field", { field: fieldName(key) }));
         action[key] = v;
       }
       submit(action, go);

@@ -2,7 +2,10 @@
 // the result, its chat. Live through the match's event stream: on an event,
 // re-read (the match, or the chat for a chat event).
 import { api, get, post, del, follow, session } from "./api.js";
-import { h, mount, attempt, toast, countdown, words, playerLink, seatColour, relative } from "./ui.js";
+import { h, mount, attempt, toast, countdown, playerLink, seatColour, relative, seatLabel, date } from "./ui.js";
+import { t, tOr } from "./i18n.js";
+import { gameName, kindText, valueText, subjectText } from "./terms.js";
+import { rulesPanel } from "./rules.js";
 import { controls } from "./controls.js";
 import { games } from "./lobby.js";
 import * as malacca from "./board-malacca.js";
@@ -20,7 +23,7 @@ function seatBar(m) {
   const deadlines = new Map((m.prompt?.deadlines || []).map((d) => [d.seat, d.at]));
   return h(
     "ol",
-    { class: "seats", "aria-label": "Seats" },
+    { class: "seats", "aria-label": t("match-seats") },
     m.seats.map((seat) =>
       h(
         "li",
@@ -30,11 +33,11 @@ function seatBar(m) {
         },
         h("span", { class: "dot", "aria-hidden": "true" }),
         h("span", { class: "seat-no" }, `${seat.seat}`),
-        seat.player ? playerLink(seat.player) : h("span", { class: "muted" }, "free"),
-        seat.bot ? h("span", { class: "badge" }, `bot ${seat.bot}`) : "",
-        m.your_seat === seat.seat ? h("span", { class: "badge you" }, "you") : "",
-        seat.presence && seat.presence !== "present" ? h("span", { class: "badge warn" }, seat.presence) : "",
-        awaiting.has(seat.seat) ? h("span", { class: "to-move-label" }, m.prompt?.sealed ? "deciding" : "to move") : "",
+        seat.player ? playerLink(seat.player) : h("span", { class: "muted" }, t("seat-free-short")),
+        seat.bot ? h("span", { class: "badge" }, t("seat-bot", { kind: t(`bot-${seat.bot}`) })) : "",
+        m.your_seat === seat.seat ? h("span", { class: "badge you" }, t("seat-you")) : "",
+        seat.presence && seat.presence !== "present" ? h("span", { class: "badge warn" }, t(`presence-${seat.presence}`)) : "",
+        awaiting.has(seat.seat) ? h("span", { class: "to-move-label" }, m.prompt?.sealed ? t("seat-deciding") : t("seat-to-move")) : "",
         // A bot's deadline is "now": the server moves for it at once.
         deadlines.has(seat.seat) && !seat.bot ? countdown(deadlines.get(seat.seat)) : "",
       ),
@@ -48,11 +51,11 @@ function resultTable(m) {
   return h(
     "section",
     { class: "card result", "aria-labelledby": "result-h" },
-    h("h2", { id: "result-h" }, m.status === "aborted" ? "Aborted" : "Result"),
+    h("h2", { id: "result-h" }, m.status === "aborted" ? t("result-aborted") : t("result-title")),
     h(
       "table",
       {},
-      h("thead", {}, h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Seat"), h("th", {}, "Player"), h("th", {}, "Score"))),
+      h("thead", {}, h("tr", {}, h("th", {}, t("col-rank")), h("th", {}, t("col-seat")), h("th", {}, t("col-player")), h("th", {}, t("col-score")))),
       h(
         "tbody",
         {},
@@ -61,18 +64,18 @@ function resultTable(m) {
         ),
       ),
     ),
-    h("p", {}, h("a", { class: "button", href: `#/replay/${m.id}` }, "Replay move by move"), " ", m.rated ? "Rated." : "Unrated."),
+    h("p", {}, h("a", { class: "button", href: `#/replay/${m.id}` }, t("result-replay")), " ", m.rated ? t("result-rated") : t("result-unrated")),
   );
 }
 
 function roundsTable(m, rounds) {
-  if (!rounds.length) return h("p", { class: "muted" }, "No round resolved yet.");
+  if (!rounds.length) return h("p", { class: "muted" }, t("rounds-none"));
   const n = m.seat_count;
   const cell = (rs) => {
     if (!rs) return "";
-    const bits = [rs.card, rs.kind && rs.kind !== rs.card ? `as ${rs.kind}` : null, rs.choice ? `→ ${rs.choice}` : null, rs.stake !== null && rs.stake !== undefined ? `stake ${rs.stake}` : null]
-      .filter(Boolean)
-      .map(words);
+    const v = (x) => valueText(m.game, x);
+    const bits = [rs.card ? v(rs.card) : null, rs.kind && rs.kind !== rs.card ? t("rounds-as", { kind: v(rs.kind) }) : null, rs.choice ? `→ ${v(rs.choice)}` : null, rs.stake !== null && rs.stake !== undefined ? tOr(`${m.game}-stake`, { stake: rs.stake }, t("rounds-stake", { stake: rs.stake })) : null]
+      .filter(Boolean);
     const delta = rs.delta ? h("b", { class: rs.delta > 0 ? "up" : "down" }, rs.delta > 0 ? `+${rs.delta}` : rs.delta) : "";
     return [bits.join(", "), bits.length && delta ? " " : "", delta];
   };
@@ -85,7 +88,7 @@ function roundsTable(m, rounds) {
       h(
         "thead",
         {},
-        h("tr", {}, h("th", {}, "#"), h("th", {}, "About"), h("th", {}, "Outcome"), Array.from({ length: n }, (_, i) => h("th", { style: `color:${seatColour(i)}` }, `Seat ${i}`))),
+        h("tr", {}, h("th", {}, "#"), h("th", {}, t("rounds-about")), h("th", {}, t("rounds-outcome")), Array.from({ length: n }, (_, i) => h("th", { style: `color:${seatColour(i)}` }, seatLabel(m, i)))),
       ),
       h(
         "tbody",
@@ -95,8 +98,8 @@ function roundsTable(m, rounds) {
             "tr",
             {},
             h("td", {}, r.round),
-            h("td", {}, words(r.subject ?? "")),
-            h("td", {}, words(r.outcome ?? ""), r.total_a != null ? ` (${r.total_a}:${r.total_b})` : ""),
+            h("td", {}, subjectText(m.game, r.subject)),
+            h("td", {}, valueText(m.game, r.outcome ?? ""), r.total_a != null ? (r.total_b != null ? ` (${r.total_a}:${r.total_b})` : ` (${r.total_a})`) : ""),
             Array.from({ length: n }, (_, i) => h("td", {}, cell(r.seats.find((x) => x.seat === i)))),
           ),
         ),
@@ -123,11 +126,11 @@ function lifecycleButtons(m, refresh, gameInfo) {
     }, label);
   const out = [];
   if (m.status === "waiting") {
-    if (me && !seated) out.push(act("Join", "/join", {}, "primary"));
-    if (seated && !owner) out.push(act("Leave", "/leave"));
+    if (me && !seated) out.push(act(t("action-join"), "/join", {}, "primary"));
+    if (seated && !owner) out.push(act(t("action-leave"), "/leave"));
     if (owner) {
       const kinds = gameInfo?.bots?.length ? gameInfo.bots : ["random"];
-      const kind = h("select", { "aria-label": "Bot kind", id: "bot-kind" }, kinds.map((k) => h("option", { value: k }, k)));
+      const kind = h("select", { "aria-label": t("create-bot-kind"), id: "bot-kind" }, kinds.map((k) => h("option", { value: k }, t(`bot-${k}`))));
       out.push(
         h("span", { class: "add-bot" }, kind, " ", h("button", {
           type: "button",
@@ -136,12 +139,12 @@ function lifecycleButtons(m, refresh, gameInfo) {
             await post(`/matches/${m.id}/bots`, { kind: kind.value });
             refresh();
           }, e.currentTarget),
-        }, "Add bot")),
+        }, t("action-add-bot"))),
       );
-      out.push(act("Start", "/start", {}, "primary"));
-      out.push(act("Cancel match", "/cancel", {}, "danger", "Cancel this match?"));
+      out.push(act(t("action-start"), "/start", {}, "primary"));
+      out.push(act(t("action-cancel-match"), "/cancel", {}, "danger", t("confirm-cancel-match")));
     }
-    if (!me) out.push(h("a", { href: "#/login", class: "button" }, "Log in to join"));
+    if (!me) out.push(h("a", { href: "#/login", class: "button" }, t("action-log-in-to-join")));
   }
   if (m.status === "finished" && seated) {
     // "Play again": the first to ask makes the rematch, the others are invited
@@ -155,13 +158,13 @@ function lifecycleButtons(m, refresh, gameInfo) {
           const next = await post(`/matches/${m.id}/rematch`, {});
           location.hash = `#/match/${next.id}`;
         }, e.currentTarget),
-      }, "Play again"),
+      }, t("action-play-again")),
     );
   }
   if (m.status === "active" && seated) {
     const mine = m.seats[m.your_seat];
-    if (mine?.presence === "absent") out.push(act("I am back", "/return", {}, "primary"));
-    if (mine?.presence !== "forfeited") out.push(act("Resign", "/resign", {}, "danger", "Resign? Your seat plays no more and ranks last."));
+    if (mine?.presence === "absent") out.push(act(t("action-i-am-back"), "/return", {}, "primary"));
+    if (mine?.presence !== "forfeited") out.push(act(t("action-resign"), "/resign", {}, "danger", t("confirm-resign")));
   }
   return out.length ? h("div", { class: "lifecycle" }, out) : "";
 }
@@ -177,8 +180,8 @@ function mayChat(m) {
 function chatPanel(id) {
   const list = h("ol", { class: "chat-list", id: "chat-list", "aria-live": "polite" });
   const box = h("section", { class: "card chat", "aria-labelledby": "chat-h" });
-  const text = h("input", { id: "chat-text", maxlength: 500, autocomplete: "off", placeholder: "Say something…", "aria-label": "Message" });
-  const send = h("button", { type: "submit", class: "small" }, "Send");
+  const text = h("input", { id: "chat-text", maxlength: 500, autocomplete: "off", placeholder: t("chat-placeholder"), "aria-label": t("chat-message") });
+  const send = h("button", { type: "submit", class: "small" }, t("chat-send"));
   const form = h("form", { class: "chat-form", id: "chat-form" }, text, send);
   form.addEventListener("submit", (e) => {
     e.preventDefault();
@@ -213,26 +216,26 @@ function chatPanel(id) {
               "li",
               { class: msg.text == null ? "deleted" : "", "data-message": msg.id },
               h("strong", {}, msg.author.name), " ",
-              msg.text == null ? h("em", { class: "muted" }, "message deleted") : msg.text,
+              msg.text == null ? h("em", { class: "muted" }, t("chat-deleted")) : msg.text,
               " ",
-              h("time", { class: "muted", datetime: msg.created_at, title: new Date(msg.created_at).toLocaleString() }, relative(msg.created_at)),
+              h("time", { class: "muted", datetime: msg.created_at, title: date(msg.created_at) }, relative(msg.created_at)),
               msg.text != null && me && (msg.author.name === me || owner)
-                ? h("button", { type: "button", class: "link small", "aria-label": "Delete this message", onclick: (e) => attempt(async () => {
+                ? h("button", { type: "button", class: "link small", "aria-label": t("chat-delete-label"), onclick: (e) => attempt(async () => {
                     await del(`/matches/${id}/messages/${msg.id}`);
                     await load();
-                  }, e.target) }, "delete")
+                  }, e.target) }, t("chat-delete"))
                 : "",
               // Muting hides a player's messages from you, in every match.
               me && msg.author.name !== me
-                ? h("button", { type: "button", class: "link small", "aria-label": `Mute ${msg.author.name}`, onclick: (e) => attempt(async () => {
+                ? h("button", { type: "button", class: "link small", "aria-label": t("chat-mute-label", { name: msg.author.name }), onclick: (e) => attempt(async () => {
                     await api("PUT", `/players/me/mutes/${encodeURIComponent(msg.author.name)}`);
-                    toast(`${msg.author.name} is muted; unmute from your account page.`, "info");
+                    toast(t("toast-muted", { name: msg.author.name }), "info");
                     await load();
-                  }, e.target) }, "mute")
+                  }, e.target) }, t("chat-mute"))
                 : "",
             ),
           )
-        : h("li", { class: "muted" }, "No message yet."),
+        : h("li", { class: "muted" }, t("chat-none")),
     );
     list.scrollTop = list.scrollHeight;
   }
@@ -249,32 +252,60 @@ function chatPanel(id) {
       shown = writes;
       mount(
         box,
-        h("h2", { id: "chat-h" }, "Chat"),
+        h("h2", { id: "chat-h" }, t("chat-title")),
         list,
-        writes ? form : h("p", { class: "muted" }, session.get() ? "Only the players write here." : "Log in to write."),
+        writes ? form : h("p", { class: "muted" }, session.get() ? t("chat-players-only") : t("chat-log-in")),
       );
     },
   };
+}
+
+const LEGAL_KEY = "sealed-orders.legal";
+
+/** Keeps the legal moves a seat was offered in a sealed step, for changing its move. */
+function rememberLegal(id, step, legal) {
+  try {
+    sessionStorage.setItem(LEGAL_KEY, JSON.stringify({ id, step, legal }));
+  } catch {
+    /* storage full or off: changing the move is offered while the page lives */
+  }
+  memo = { id, step, legal };
+}
+let memo = null;
+
+function rememberedLegal(id, step) {
+  let kept = memo;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(LEGAL_KEY)) ?? memo;
+  } catch {
+    /* as kept in the page */
+  }
+  return kept && kept.id === id && kept.step === step ? kept.legal : null;
 }
 
 export async function matchPage(app, id) {
   let match = null;
   let rounds = [];
   const kept = { key: null, element: null, pickers: {} };
-  const liveBadge = h("span", { class: "live off", role: "status", title: "Moves appear as they are made" }, "connecting…");
+  const liveBadge = h("span", { class: "live off", role: "status", title: t("live-title") }, t("live-connecting"));
   let gameInfo = null;
   const head = h("div", {});
-  const board = h("section", { class: "board", "aria-label": "Board" });
-  const side = h("section", { class: "side", "aria-label": "Your move" });
+  const board = h("section", { class: "board", "aria-label": t("match-board") });
+  const side = h("section", { class: "side", "aria-label": t("match-your-move") });
   const history = h("section", { class: "card", "aria-labelledby": "rounds-h" });
   const result = h("div", {});
   const chat = chatPanel(id);
-  mount(app, head, h("div", { class: "match-layout" }, board, side), result, chat.element, history);
+  const rulesBox = h("div", {});
+  mount(app, head, h("div", { class: "match-layout" }, board, side), result, rulesBox, chat.element, history);
+
+  // The step whose sealed move the seat is changing (its controls shown again).
+  let changing = null;
 
   async function submit(action, button, problem) {
     if (problem) return toast(problem);
     await attempt(async () => {
       await post(`/matches/${id}/moves`, { step: match.prompt.step, action });
+      changing = null;
       await load();
     }, button);
   }
@@ -285,8 +316,8 @@ export async function matchPage(app, id) {
     const round = m.prompt?.round ?? m.view?.round;
     window.sealedOrders.match = m;
     // A waiting tab says when it is your move, as game sites' tabs do.
-    const gameName = m.game.charAt(0).toUpperCase() + m.game.slice(1);
-    document.title = `${m.prompt?.your_turn ? "▶ Your move · " : ""}${gameName} · Sealed Orders`;
+    document.title = `${m.prompt?.your_turn ? `▶ ${t("match-your-move")} · ` : ""}${gameName(m.game)} · Sealed Orders`;
+    if (!rulesBox.firstChild) mount(rulesBox, rulesPanel(m.game));
     app.dataset.version = m.version;
     app.dataset.step = m.step;
     app.dataset.status = m.status;
@@ -295,17 +326,17 @@ export async function matchPage(app, id) {
       h(
         "div",
         { class: "match-head" },
-        h("h1", {}, `${m.game.charAt(0).toUpperCase()}${m.game.slice(1)}`, h("span", { class: "muted" }, ` · ${m.status}${round ? ` · round ${round}` : ""}`)),
+        h("h1", {}, gameName(m.game), h("span", { class: "muted" }, ` · ${t(`status-${m.status}`)}${round ? ` · ${t("match-round", { round })}` : ""}`)),
         h(
           "div",
           { class: "match-meta muted" },
-          m.rated ? "rated" : "unrated",
+          m.rated ? t("match-rated") : t("match-unrated"),
           " · ",
-          m.visibility && m.visibility !== "public" ? [h("span", { class: "badge", id: "visibility" }, m.visibility), " · "] : "",
-          m.rematch_of ? [h("a", { href: `#/match/${m.rematch_of}` }, "rematch"), " · "] : "",
-          `created ${relative(m.created_at)}`,
+          m.visibility && m.visibility !== "public" ? [h("span", { class: "badge", id: "visibility", "data-visibility": m.visibility }, t(`visibility-${m.visibility}`)), " · "] : "",
+          m.rematch_of ? [h("a", { href: `#/match/${m.rematch_of}` }, t("match-rematch-of")), " · "] : "",
+          t("match-created", { when: relative(m.created_at) }),
           " · ",
-          h("span", { title: `SHA-256 of the seed, published at creation: ${m.seed_sha256}. The seed itself is revealed at the end; the replay checks them.` }, `seed commitment ${m.seed_sha256.slice(0, 12)}…`),
+          h("span", { title: t("match-commitment-title", { hash: m.seed_sha256 }) }, t("match-commitment", { hash: m.seed_sha256.slice(0, 12) })),
           " ",
           m.status === "finished" || m.status === "aborted" ? "" : liveBadge,
         ),
@@ -322,7 +353,7 @@ export async function matchPage(app, id) {
         mount(board, h("pre", { class: "raw" }, JSON.stringify(m.view, null, 1)));
       }
     } else if (m.status === "waiting") {
-      mount(board, h("div", { class: "card waiting" }, h("p", {}, `Waiting for players: ${m.seats.filter((x) => x.player).length} of ${m.seat_count} seats taken.`), h("p", { class: "muted" }, "The match starts when every seat is taken, or when its owner starts it."), h("label", {}, h("span", {}, "Invite others with this address"), h("input", { type: "text", readonly: true, value: location.href, onfocus: (e) => e.target.select(), class: "invite" })), m.join_code ? h("label", {}, h("span", {}, "Join code (yours to hand out)"), h("input", { type: "text", readonly: true, id: "join-code-value", value: m.join_code, onfocus: (e) => e.target.select(), class: "invite" })) : ""));
+      mount(board, h("div", { class: "card waiting" }, h("p", {}, t("waiting-seats", { taken: m.seats.filter((x) => x.player).length, total: m.seat_count })), h("p", { class: "muted" }, t("waiting-starts-when")), h("label", {}, h("span", {}, t("waiting-invite-address")), h("input", { type: "text", readonly: true, value: location.href, onfocus: (e) => e.target.select(), class: "invite" })), m.join_code ? h("label", {}, h("span", {}, t("waiting-join-code")), h("input", { type: "text", readonly: true, id: "join-code-value", value: m.join_code, onfocus: (e) => e.target.select(), class: "invite" })) : ""));
     } else mount(board);
 
     const p = m.prompt;
@@ -332,25 +363,44 @@ export async function matchPage(app, id) {
         h(
           "p",
           { class: "prompt-line", "aria-live": "polite" },
-          p.your_turn ? h("strong", {}, "Your move: ") : "Waiting for ",
-          p.your_turn ? words(p.kind) : p.awaiting.map((x) => m.seats[x]?.player?.name ?? `seat ${x}`).join(", "),
-          p.your_turn ? "" : ` (${words(p.kind)})`,
-          p.sealed ? h("span", { class: "badge" }, "sealed") : "",
+          p.your_turn
+            ? [h("strong", {}, t("prompt-your-move")), " ", kindText(m.game, p.kind)]
+            : t("prompt-waiting-for", { who: p.awaiting.map((x) => seatLabel(m, x)).join(", "), kind: kindText(m.game, p.kind) }),
+          p.sealed ? h("span", { class: "badge" }, t("prompt-sealed")) : "",
         ),
       );
-      if (p.legal && p.legal.length) {
+      // A sealed move stands until the step's reveal, and the seat may send
+      // another meanwhile (it replaces the first). The API gives `legal` only
+      // to a seat that owes a move, so the list it played from is kept for
+      // the step (in the tab, across reloads): the choice it was made from.
+      const placed = p.your_turn === false && m.your_seat != null && p.sealed && !p.awaiting.includes(m.your_seat);
+      if (p.legal && p.legal.length && p.sealed) rememberLegal(id, p.step, p.legal);
+      const legal = p.legal && p.legal.length ? p.legal : placed && changing === p.step ? rememberedLegal(id, p.step) : null;
+      if (legal) {
         // The same decision as before (an event about someone else): keep the
         // controls as they are, with what the player has started to choose.
-        const key = JSON.stringify([p.step, p.legal]);
+        const key = JSON.stringify([p.step, legal]);
         if (key !== kept.key) {
           kept.pickers = {};
-          kept.element = controls(p.legal, submit, { label: game?.label ? (x) => game.label(x, m) : null, onPickers: (pk) => Object.assign(kept.pickers, pk) });
+          kept.element = controls(legal, submit, { game: m.game, label: game?.label ? (x) => game.label(x, m) : null, onPickers: (pk) => Object.assign(kept.pickers, pk) });
           kept.key = key;
         }
         Object.assign(pickers, kept.pickers);
         parts.push(kept.element);
-      } else if (p.your_turn === false && m.your_seat != null && p.sealed && !p.awaiting.includes(m.your_seat)) {
-        parts.push(h("p", { class: "muted" }, "Your order is sealed. Waiting for the others."));
+      }
+      if (placed) {
+        const again = rememberedLegal(id, p.step);
+        if (changing !== p.step) {
+          parts.push(h("div", { class: "sealed-order" },
+            h("p", { class: "muted" }, t("prompt-order-sealed")),
+            again ? h("button", { type: "button", class: "secondary", id: "change-move", onclick: () => { changing = p.step; render(); } }, t("action-change-move")) : "",
+          ));
+        } else {
+          parts.push(h("p", { class: "row" },
+            h("span", { class: "muted" }, t("prompt-change-move")), " ",
+            h("button", { type: "button", class: "link small", id: "keep-move", onclick: () => { changing = null; render(); } }, t("action-keep-move")),
+          ));
+        }
       }
     }
     if (game?.sidebar) parts.push(game.sidebar(m));
@@ -367,7 +417,7 @@ export async function matchPage(app, id) {
     history.hidden = m.status === "waiting";
     mount(result, resultTable(m));
     if (chat.element.isConnected) chat.show(m);
-    mount(history, h("h2", { id: "rounds-h" }, "Rounds"), roundsTable(m, rounds));
+    mount(history, h("h2", { id: "rounds-h" }, t("rounds-title")), roundsTable(m, rounds));
   }
 
   async function load() {
@@ -398,7 +448,7 @@ export async function matchPage(app, id) {
     chat.load().catch(() => {});
   };
   const stop = follow(`/matches/${id}/events`, onEvent, onReconnect, (live) => {
-    liveBadge.textContent = live ? "live" : "reconnecting…";
+    liveBadge.textContent = live ? t("live-on") : t("live-reconnecting");
     liveBadge.classList.toggle("off", !live);
   });
   return () => {

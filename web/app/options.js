@@ -1,7 +1,8 @@
 // A match's options as a form, generated from the game's defaults
 // (GET /games/{game}) and its options schema in the published OpenAPI document.
 import { get } from "./api.js";
-import { h, words } from "./ui.js";
+import { h } from "./ui.js";
+import { t, tOr } from "./i18n.js";
 
 let specCache = null;
 function spec() {
@@ -27,11 +28,16 @@ function choices(doc, prop) {
 }
 
 const SERVICE = {
-  rated: { type: "boolean", description: "Rated: the result moves the players' ratings (never with bots)." },
-  move_time_limit: { type: "integer", nullable: true, description: "Seconds per move; empty for no limit." },
-  timeout_policy: { enum: ["bot", "forfeit"], description: "When time runs out: a bot moves for the seat, or the seat forfeits." },
-  absent_move_time_limit: { type: "integer", description: "Seconds per move while a bot stands in for an absent player." },
+  rated: { type: "boolean" },
+  move_time_limit: { type: "integer", nullable: true },
+  timeout_policy: { enum: ["bot", "forfeit"] },
+  absent_move_time_limit: { type: "integer" },
 };
+
+/** An option's name, help and values in the page's language (the spec's words are English). */
+const label = (key) => tOr(`opt-${key}`, {}, key.replaceAll("_", " "));
+const helpOf = (key) => tOr(`opt-${key}-help`, {}, "");
+const valueOf = (key, v) => tOr(`opt-${key}-${v}`, {}, String(v).replaceAll("_", " "));
 
 /**
  * `{element, value()}`: the form, and the options that differ from the defaults
@@ -49,7 +55,7 @@ export async function optionsForm(game) {
     if (key === "position") continue; // a whole position is for API users
     const prop = props[key] || SERVICE[key] || {};
     const id = `opt-${key}`;
-    const help = (prop.description || "").split("\n").join(" ").replace(/\. .*$/, ".");
+    const help = helpOf(key);
     const enumValues = SERVICE[key]?.enum || choices(doc, prop);
     let input;
     let read;
@@ -57,14 +63,14 @@ export async function optionsForm(game) {
       input = h("input", { type: "checkbox", id, checked: !!def });
       read = () => input.checked;
     } else if (enumValues) {
-      input = h("select", { id }, enumValues.map((v) => h("option", { value: v, selected: v === def ? "" : null }, words(v))));
+      input = h("select", { id }, enumValues.map((v) => h("option", { value: v, selected: v === def ? "" : null }, valueOf(key, v))));
       read = () => input.value;
     } else if (typeof def === "number" || prop.type === "integer" || (Array.isArray(prop.type) && prop.type.includes("integer"))) {
-      input = h("input", { type: "number", id, value: def ?? "", min: prop.minimum ?? 0, inputmode: "numeric", placeholder: def === null ? "none" : "" });
+      input = h("input", { type: "number", id, value: def ?? "", min: prop.minimum ?? 0, inputmode: "numeric", placeholder: def === null ? t("opt-none") : "" });
       read = () => (input.value === "" ? null : Number(input.value));
     } else {
       // Lists and objects: JSON, empty for the default.
-      input = h("input", { type: "text", id, value: def === null ? "" : JSON.stringify(def), placeholder: def === null ? "default" : "", spellcheck: "false" });
+      input = h("input", { type: "text", id, value: def === null ? "" : JSON.stringify(def), placeholder: def === null ? t("opt-default") : "", spellcheck: "false" });
       read = () => (input.value.trim() === "" ? null : JSON.parse(input.value));
     }
     readers.push([key, read, def]);
@@ -72,13 +78,13 @@ export async function optionsForm(game) {
       h(
         "div",
         { class: typeof def === "boolean" ? "opt check" : "opt" },
-        h("label", { for: id }, words(key)),
+        h("label", { for: id }, label(key)),
         input,
         help ? h("small", { class: "muted" }, help) : "",
       ),
     );
   }
-  const element = h("fieldset", { class: "options" }, h("legend", {}, "Options"), rows);
+  const element = h("fieldset", { class: "options" }, h("legend", {}, t("opt-legend")), rows);
   return {
     element,
     value() {
@@ -88,7 +94,7 @@ export async function optionsForm(game) {
         try {
           v = read();
         } catch {
-          throw new Error(`Option ${words(key)}: not valid JSON.`);
+          throw new Error(t("opt-not-json", { option: label(key) }));
         }
         if (JSON.stringify(v) !== JSON.stringify(def)) out[key] = v;
       }

@@ -2,9 +2,11 @@
 // fairness check: SHA-256 of the revealed seed (crypto.subtle) against the
 // commitment published at creation; and the server's own replay on request.
 import { get, post } from "./api.js";
-import { h, mount, attempt, words, seatColour, numbers } from "./ui.js";
+import { h, mount, attempt, seatColour, numbers } from "./ui.js";
+import { t, tOr } from "./i18n.js";
+import { gameName, valueText, subjectText } from "./terms.js";
 import { lineChart } from "./charts.js";
-import { show } from "./controls.js";
+import { describe as describeAction } from "./controls.js";
 import { BOARDS } from "./match.js";
 
 function hexToBytes(hex) {
@@ -18,22 +20,19 @@ export async function sha256Hex(bytes) {
   return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function describe(action) {
-  const rest = Object.entries(action).filter(([k]) => k !== "type");
-  return [words(action.type), ...rest.map(([k, v]) => `${words(k)} ${show(v)}`)].join(" · ");
-}
+let game = "";
+const describe = (action) => describeAction(action, null, game);
 
 /** The latest resolved round, as revealed: each seat's card, stake and gain. */
 function lastRound(r, nameOf) {
   const cell = (x) =>
-    [x.card, x.kind && x.kind !== x.card ? `as ${x.kind}` : null, x.choice ? `→ ${x.choice}` : null, x.stake != null ? `stake ${x.stake}` : null]
+    [x.card ? valueText(game, x.card) : null, x.kind && x.kind !== x.card ? t("rounds-as", { kind: valueText(game, x.kind) }) : null, x.choice ? `→ ${valueText(game, x.choice)}` : null, x.stake != null ? tOr(`${game}-stake`, { stake: x.stake }, t("rounds-stake", { stake: x.stake })) : null]
       .filter(Boolean)
-      .map(words)
       .join(", ");
   return h(
     "div",
     { class: "table-wrap" },
-    h("p", {}, h("strong", {}, `Round ${r.round}`), r.subject ? ` · ${words(r.subject)}` : "", r.outcome ? ` · ${words(r.outcome)}` : "", r.total_a != null ? ` (${r.total_a}:${r.total_b})` : ""),
+    h("p", {}, h("strong", {}, t("replay-round", { round: r.round })), r.subject ? ` · ${subjectText(game, r.subject)}` : "", r.outcome ? ` · ${valueText(game, r.outcome)}` : "", r.total_a != null ? (r.total_b != null ? ` (${r.total_a}:${r.total_b})` : ` (${r.total_a})`) : ""),
     h(
       "table",
       {},
@@ -48,41 +47,42 @@ export async function replayPage(app, id) {
     get(`/matches/${id}`),
     get(`/matches/${id}/rounds?limit=200`).catch(() => ({ items: [] })),
   ]);
+  game = bundle.game ?? match.game;
   const moves = bundle.moves || [];
   const rounds = bundle.rounds || [];
   const stepOf = new Map((roundsPage.items || []).map((r) => [r.round, r.step]));
-  const nameOf = (seat) => bundle.players?.find((p) => p.seat === seat)?.name ?? `seat ${seat}`;
+  const nameOf = (seat) => bundle.players?.find((p) => p.seat === seat)?.name ?? t("seat-n", { seat });
   const seats = bundle.seats ?? match.seat_count;
 
   // Fairness: the commitment and the revealed seed.
-  const fair = h("section", { class: "card", "aria-labelledby": "fair-h" }, h("h2", { id: "fair-h" }, "Fairness"));
+  const fair = h("section", { class: "card", "aria-labelledby": "fair-h" }, h("h2", { id: "fair-h" }, t("fair-title")));
   const lines = [
-    h("p", {}, "Committed at creation (SHA-256 of the seed): ", h("span", { class: "hash", id: "commitment" }, bundle.seed_sha256)),
-    h("p", {}, "Seed revealed at the end: ", h("span", { class: "hash", id: "seed" }, bundle.seed ?? "not yet")),
+    h("p", {}, t("fair-committed"), " ", h("span", { class: "hash", id: "commitment" }, bundle.seed_sha256)),
+    h("p", {}, t("fair-revealed"), " ", h("span", { class: "hash", id: "seed" }, bundle.seed ?? t("fair-not-yet"))),
   ];
   if (bundle.seed && !globalThis.crypto?.subtle) {
     // Browsers offer SHA-256 only to secure pages (https, or this machine).
-    lines.push(h("p", { class: "muted", id: "fair-verdict" }, "This browser computes SHA-256 only on https pages; check the seed with docs/verify-fairness.py instead."));
+    lines.push(h("p", { class: "muted", id: "fair-verdict" }, t("fair-no-subtle")));
   } else if (bundle.seed) {
     const computed = await sha256Hex(hexToBytes(bundle.seed));
     const ok = computed === bundle.seed_sha256;
     lines.push(
-      h("p", {}, "SHA-256 of the seed, computed in your browser: ", h("span", { class: "hash", id: "computed" }, computed)),
-      h("p", { class: `fair ${ok ? "ok" : "bad"}`, id: "fair-verdict" }, ok ? "✓ The seed matches its commitment: the deals were fixed before the first move." : "✗ The seed does NOT match its commitment."),
+      h("p", {}, t("fair-computed"), " ", h("span", { class: "hash", id: "computed" }, computed)),
+      h("p", { class: `fair ${ok ? "ok" : "bad"}`, id: "fair-verdict", "data-ok": ok ? "true" : "false" }, ok ? `✓ ${t("fair-ok")}` : `✗ ${t("fair-bad")}`),
     );
   }
   const serverOut = h("div", { "aria-live": "polite" });
   lines.push(
-    h("p", { class: "muted" }, "Every shuffle and draw can be recomputed from the seed: see docs/fairness.md in the repository. The server can also replay the whole bundle with its engines:"),
+    h("p", { class: "muted" }, t("fair-explained")),
     h("button", {
       type: "button",
       class: "secondary",
       id: "verify",
       onclick: (e) => attempt(async () => {
         const r = await post("/replays/verify", bundle);
-        mount(serverOut, h("p", { class: `fair ${r.valid ? "ok" : "bad"}` }, r.valid ? "✓ Replayed: every move legal, rounds and result identical, data and seed match." : `✗ ${r.problems.join("; ")}`));
+        mount(serverOut, h("p", { class: `fair ${r.valid ? "ok" : "bad"}`, id: "server-verdict", "data-ok": r.valid ? "true" : "false" }, r.valid ? `✓ ${t("fair-server-ok")}` : `✗ ${r.problems.join("; ")}`));
       }, e.currentTarget),
-    }, "Replay it on the server"),
+    }, t("fair-server-button")),
     serverOut,
   );
   fair.append(...lines);
@@ -100,7 +100,7 @@ export async function replayPage(app, id) {
   const now = h("div", { class: "card", "aria-live": "polite" });
   const chartBox = h("div", {});
   const list = h("ol", { class: "move-list", start: 1 });
-  const slider = h("input", { type: "range", min: 0, max: moves.length, value: at, "aria-label": "Move", id: "replay-slider" });
+  const slider = h("input", { type: "range", min: 0, max: moves.length, value: at, "aria-label": t("replay-move"), id: "replay-slider" });
   const roundsDone = () => {
     const step = at === 0 ? -1 : moves[at - 1].step;
     return rounds.filter((r) => (stepOf.get(r.round) ?? Infinity) <= step).length;
@@ -112,31 +112,49 @@ export async function replayPage(app, id) {
     const done = at === moves.length ? rounds.length : roundsDone();
     mount(
       now,
-      h("p", { id: "replay-position" }, `Move ${at} of ${moves.length}`, mv ? ` · step ${mv.step}` : ""),
+      h("p", { id: "replay-position", "data-at": at, "data-of": moves.length }, t("replay-position", { at, total: moves.length }), mv ? ` · ${t("replay-step", { step: mv.step })}` : ""),
       mv
-        ? h("p", {}, h("strong", { style: `color:${seatColour(mv.seat)}` }, nameOf(mv.seat)), mv.author ? ` (${mv.author})` : "", `: ${describe(mv.action)}`, mv.sealed ? h("span", { class: "badge" }, "sealed") : "")
-        : h("p", { class: "muted" }, "The match as set up, before the first move."),
-      h("p", { class: "muted" }, `${done} of ${rounds.length} rounds resolved`, done ? `; gains so far ${Array.from({ length: seats }, (_, k) => `${nameOf(k)} ${totals[k][done][1]}`).join(", ")}` : ""),
+        ? h("p", {}, h("strong", { style: `color:${seatColour(mv.seat)}` }, nameOf(mv.seat)), mv.author ? ` (${String(mv.author).startsWith("bot:") ? t("seat-bot", { kind: t(`bot-${mv.author.slice(4)}`) }) : mv.author})` : "", `: ${describe(mv.action)}`, mv.sealed ? h("span", { class: "badge" }, t("prompt-sealed")) : "")
+        : h("p", { class: "muted" }, t("replay-setup")),
+      h("p", { class: "muted" }, t("replay-rounds-done", { done, total: rounds.length }), done ? `; ${t("replay-gains", { gains: Array.from({ length: seats }, (_, k) => `${nameOf(k)} ${totals[k][done][1]}`).join(", ") })}` : ""),
       done ? lastRound(rounds[done - 1], nameOf) : "",
     );
-    mount(chartBox, lineChart({ title: "Gains by round, added up", series: totals.map((pts, k) => ({ name: nameOf(k), points: pts })), xLabel: (x) => `R${x}`, cursor: done, yZero: true }));
+    mount(chartBox, lineChart({ title: t("replay-chart"), series: totals.map((pts, k) => ({ name: nameOf(k), points: pts })), xLabel: (x) => t("replay-round-short", { round: x }), cursor: done, yZero: true }));
     [...list.children].forEach((li, k) => li.classList.toggle("current", k === at - 1));
     list.children[at - 1]?.scrollIntoView({ block: "nearest" });
-    // The final position is the one view the API gives of a finished match.
-    board.hidden = at !== moves.length;
+    showPosition(at === moves.length ? match.step : moves[at].step, at === moves.length);
+  }
+  // The board as it stood before the next move: the position at that move's
+  // step (all of a step's sealed moves land together, at its reveal).
+  const positions = new Map();
+  let shown = null;
+  function showPosition(step, last) {
+    if (!BOARDS[match.game]) return;
+    shown = step;
+    const draw = (pos) => {
+      if (shown !== step) return;
+      // What the board was drawn from, for tests and curious users.
+      window.sealedOrders = window.sealedOrders || {};
+      window.sealedOrders.position = pos;
+      try {
+        mount(board,
+          h("h2", { id: "replay-board-title", "data-step": step }, last ? t("replay-final-position") : t("replay-position-at", { step })),
+          BOARDS[match.game].render({ ...match, step, view: pos.view, prompt: null }, {}));
+      } catch (e) {
+        console.warn(e);
+      }
+    };
+    if (positions.has(step)) return draw(positions.get(step));
+    get(`/matches/${id}/positions/${step}`).then((pos) => {
+      positions.set(step, pos);
+      draw(pos);
+    }, (e) => console.warn(e));
   }
   slider.addEventListener("input", () => go(Number(slider.value)));
   const btn = (label, title, f) => h("button", { type: "button", class: "secondary small", title, "aria-label": title, onclick: f }, label);
   moves.forEach((mv, k) =>
     list.append(h("li", {}, h("button", { type: "button", class: "link", onclick: () => go(k + 1) }, `${nameOf(mv.seat)}: ${describe(mv.action)}`))),
   );
-  if (match.view && BOARDS[match.game]) {
-    try {
-      board.append(h("h2", {}, "Final position"), BOARDS[match.game].render(match, {}));
-    } catch (e) {
-      console.warn(e);
-    }
-  }
   const keys = (e) => {
     if (e.target.closest("input, textarea, select")) return;
     if (e.key === "ArrowLeft") go(at - 1);
@@ -149,10 +167,10 @@ export async function replayPage(app, id) {
   document.addEventListener("keydown", keys);
   mount(
     app,
-    h("h1", {}, `Replay: ${words(bundle.game)}`),
-    h("p", {}, (bundle.players || []).map((p, k) => [k ? ", " : "", h("span", { style: `color:${seatColour(p.seat)};font-weight:700` }, p.name)]), ` · ${words(bundle.status)} · `, h("a", { href: `#/match/${id}` }, "match page")),
-    h("div", { class: "replay-bar" }, btn("«", "First (Home)", () => go(0)), btn("◀", "Previous move (←)", () => go(at - 1)), slider, btn("▶", "Next move (→)", () => go(at + 1)), btn("»", "Last (End)", () => go(moves.length))),
-    h("div", { class: "match-layout" }, h("div", {}, now, chartBox, numbers("scores by round", ["Round", ...Array.from({ length: seats }, (_, k) => nameOf(k))], totals[0].map((_, r) => [r, ...totals.map((t) => t[r][1])]))), h("section", { class: "card" }, h("h2", {}, "Moves"), h("div", { class: "move-scroll" }, list))),
+    h("h1", {}, t("replay-title", { game: gameName(bundle.game) })),
+    h("p", {}, (bundle.players || []).map((p, k) => [k ? ", " : "", h("span", { style: `color:${seatColour(p.seat)};font-weight:700` }, p.name)]), ` · ${t(`status-${bundle.status}`)} · `, h("a", { href: `#/match/${id}` }, t("replay-match-page"))),
+    h("div", { class: "replay-bar" }, btn("«", t("replay-first"), () => go(0)), btn("◀", t("replay-previous"), () => go(at - 1)), slider, btn("▶", t("replay-next"), () => go(at + 1)), btn("»", t("replay-last"), () => go(moves.length))),
+    h("div", { class: "match-layout" }, h("div", {}, now, chartBox, numbers(t("replay-numbers"), [t("col-round"), ...Array.from({ length: seats }, (_, k) => nameOf(k))], totals[0].map((_, r) => [r, ...totals.map((tt) => tt[r][1])]))), h("section", { class: "card" }, h("h2", {}, t("replay-moves")), h("div", { class: "move-scroll" }, list))),
     board,
     fair,
   );

@@ -3,10 +3,14 @@
 // and the owner's start, bots and cancel). A running tournament's page reads
 // itself again every few seconds: rounds start on the server's own time.
 import { get, post, session, query } from "./api.js";
-import { h, mount, attempt, toast, date, playerLink, loading, words } from "./ui.js";
+import { h, mount, attempt, toast, date, playerLink, loading } from "./ui.js";
+import { t } from "./i18n.js";
+import { gameName } from "./terms.js";
 import { games } from "./lobby.js";
 
-const FORMATS = { swiss: "Swiss", round_robin: "Round robin" };
+const FORMATS = ["swiss", "round_robin"];
+const format = (f) => (FORMATS.includes(f) ? t(`tournament-format-${f}`) : f);
+const status = (s) => t(`tournament-status-${s}`);
 
 export async function tournamentsPage(app) {
   const listBox = h("div", {}, loading());
@@ -18,17 +22,17 @@ export async function tournamentsPage(app) {
     mount(
       listBox,
       items.length === 0
-        ? h("p", { class: "muted" }, "No tournament yet.")
+        ? h("p", { class: "muted" }, t("tournaments-none"))
         : h(
             "ul",
             { class: "matches", id: "tournament-list" },
-            items.map((t) =>
+            items.map((tr) =>
               h(
                 "li",
                 {},
-                h("a", { href: `#/tournament/${t.id}` }, t.name),
-                h("span", { class: "muted" }, ` · ${t.game} · ${FORMATS[t.format] || t.format} · ${t.entrants} of ${t.max_players} · `),
-                h("span", { class: "badge" }, words(t.status)),
+                h("a", { href: `#/tournament/${tr.id}` }, tr.name),
+                h("span", { class: "muted" }, ` · ${gameName(tr.game)} · ${format(tr.format)} · ${t("tournaments-entrants", { entrants: tr.entrants, max: tr.max_players })} · `),
+                h("span", { class: "badge" }, status(tr.status)),
               ),
             ),
           ),
@@ -38,23 +42,23 @@ export async function tournamentsPage(app) {
   let create = null;
   if (session.get()) {
     const name = h("input", { id: "tournament-name", required: true, maxlength: 80 });
-    const game = h("select", { id: "tournament-game" }, list.map((g) => h("option", { value: g.id }, g.name)));
-    const format = h("select", { id: "tournament-format" }, Object.entries(FORMATS).map(([v, l]) => h("option", { value: v }, l)));
+    const game = h("select", { id: "tournament-game" }, list.map((g) => h("option", { value: g.id }, gameName(g.id))));
+    const formatSel = h("select", { id: "tournament-format" }, FORMATS.map((v) => h("option", { value: v }, format(v))));
     const tableSize = h("input", { id: "tournament-table-size", type: "number", min: 2, value: 2, inputmode: "numeric" });
-    const rounds = h("input", { id: "tournament-rounds", type: "number", min: 1, max: 50, placeholder: "automatic", inputmode: "numeric" });
+    const rounds = h("input", { id: "tournament-rounds", type: "number", min: 1, max: 50, placeholder: t("tournament-rounds-automatic"), inputmode: "numeric" });
     const maxPlayers = h("input", { id: "tournament-max", type: "number", min: 2, max: 256, value: 64, inputmode: "numeric" });
-    const submit = h("button", { type: "submit", id: "tournament-submit" }, "Create tournament");
+    const submit = h("button", { type: "submit", id: "tournament-submit" }, t("tournament-create-submit"));
     create = h(
       "form",
       { class: "card" },
-      h("h2", {}, "New tournament"),
-      h("label", {}, h("span", {}, "Name"), name),
+      h("h2", {}, t("tournament-new")),
+      h("label", {}, h("span", {}, t("field-name")), name),
       h("div", { class: "fields" },
-        h("label", {}, h("span", {}, "Game"), game),
-        h("label", {}, h("span", {}, "Format"), format),
-        h("label", {}, h("span", {}, "Seats at a table"), tableSize),
-        h("label", {}, h("span", {}, "Rounds (Swiss)"), rounds),
-        h("label", {}, h("span", {}, "Most entrants"), maxPlayers),
+        h("label", {}, h("span", {}, t("col-game")), game),
+        h("label", {}, h("span", {}, t("tournament-format")), formatSel),
+        h("label", {}, h("span", {}, t("tournament-table-size")), tableSize),
+        h("label", {}, h("span", {}, t("tournament-rounds")), rounds),
+        h("label", {}, h("span", {}, t("tournament-max")), maxPlayers),
       ),
       submit,
     );
@@ -64,39 +68,39 @@ export async function tournamentsPage(app) {
         const body = {
           name: name.value,
           game: game.value,
-          format: format.value,
+          format: formatSel.value,
           table_size: Number(tableSize.value) || 2,
           max_players: Number(maxPlayers.value) || 64,
         };
-        if (rounds.value && format.value === "swiss") body.rounds = Number(rounds.value);
-        const t = await post("/tournaments", body);
-        location.hash = `#/tournament/${t.id}`;
+        if (rounds.value && formatSel.value === "swiss") body.rounds = Number(rounds.value);
+        const made = await post("/tournaments", body);
+        location.hash = `#/tournament/${made.id}`;
       }, submit);
     });
   }
 
-  mount(app, h("h1", {}, "Tournaments"), h("div", { class: "lobby" }, h("div", { class: "card" }, listBox), create));
+  mount(app, h("h1", {}, t("nav-tournaments")), h("div", { class: "lobby" }, h("div", { class: "card" }, listBox), create));
   await render();
 }
 
-function standingsTable(t) {
-  if (!t.standings?.length) return h("p", { class: "muted" }, "Nobody has entered yet.");
+function standingsTable(tr) {
+  if (!tr.standings?.length) return h("p", { class: "muted" }, t("tournament-nobody"));
   return h(
     "div",
     { class: "table-wrap" },
     h(
       "table",
       { id: "tournament-standings" },
-      h("thead", {}, h("tr", {}, ["#", "Player", "Points", "Buchholz", "S-B", "Wins", "Games", "Byes"].map((c) => h("th", { scope: "col" }, c)))),
+      h("thead", {}, h("tr", {}, ["#", t("col-player"), t("col-points"), "Buchholz", "S-B", t("stats-wins"), t("col-games"), t("tournament-byes")].map((c) => h("th", { scope: "col" }, c)))),
       h(
         "tbody",
         {},
-        t.standings.map((s) =>
+        tr.standings.map((s) =>
           h(
             "tr",
             { class: s.player.name === session.name ? "you" : "" },
             h("td", {}, s.place),
-            h("td", {}, playerLink(s.player), s.bot ? h("span", { class: "badge" }, `bot ${s.bot}`) : null, s.withdrawn ? h("span", { class: "badge warn" }, "withdrawn") : null),
+            h("td", {}, playerLink(s.player), s.bot ? h("span", { class: "badge" }, t("seat-bot", { kind: t(`bot-${s.bot}`) })) : null, s.withdrawn ? h("span", { class: "badge warn" }, t("tournament-withdrawn")) : null),
             h("td", {}, s.points),
             h("td", {}, s.buchholz),
             h("td", {}, s.sonneborn_berger),
@@ -110,16 +114,16 @@ function standingsTable(t) {
   );
 }
 
-function roundsList(t) {
-  if (!t.schedule?.length) return h("p", { class: "muted" }, "No round has started.");
+function roundsList(tr) {
+  if (!tr.schedule?.length) return h("p", { class: "muted" }, t("tournament-no-round"));
   return h(
     "div",
     { id: "tournament-rounds" },
-    [...t.schedule].reverse().map((r) =>
+    [...tr.schedule].reverse().map((r) =>
       h(
         "section",
         { class: "card" },
-        h("h3", {}, `Round ${r.round}`),
+        h("h3", {}, t("replay-round", { round: r.round })),
         h(
           "ul",
           { class: "matches" },
@@ -127,14 +131,14 @@ function roundsList(t) {
             h(
               "li",
               {},
-              h("a", { href: `#/match/${tb.match_id}` }, `Table ${tb.table}`),
+              h("a", { href: `#/match/${tb.match_id}` }, t("tournament-table", { table: tb.table })),
               " ",
               tb.seats.map((s, i) => [i ? " · " : "", s.player.name, s.points != null ? ` (${s.points})` : ""]),
-              tb.over ? "" : h("span", { class: "badge" }, "in play"),
+              tb.over ? "" : h("span", { class: "badge" }, t("tournament-in-play")),
             ),
           ),
         ),
-        r.byes?.length ? h("p", { class: "muted" }, `Bye: ${r.byes.map((p) => p.name).join(", ")}`) : null,
+        r.byes?.length ? h("p", { class: "muted" }, t("tournament-bye", { names: r.byes.map((p) => p.name).join(", ") })) : null,
       ),
     ),
   );
@@ -146,66 +150,66 @@ export async function tournamentPage(app, id) {
   const actions = h("div", { class: "actions", id: "tournament-actions" });
   const standings = h("section", { class: "card" });
   const rounds = h("div", {});
-  let t = null;
+  let tr = null;
   let bots = [];
 
   async function load() {
-    t = await get(`/tournaments/${id}`);
+    tr = await get(`/tournaments/${id}`);
     render();
   }
 
-  const act = (label, path, body, cls = "") =>
-    h("button", { type: "button", class: cls, onclick: (e) => attempt(async () => {
+  const act = (label, path, body, cls = "", action = path) =>
+    h("button", { type: "button", class: cls, "data-action": action, onclick: (e) => attempt(async () => {
       await post(`/tournaments/${id}/${path}`, body);
       await load();
     }, e.target) }, label);
 
   function render() {
-    const entered = t.standings?.find((s) => s.player.name === me);
-    const owner = t.owner?.name === me;
+    const entered = tr.standings?.find((s) => s.player.name === me);
+    const owner = tr.owner?.name === me;
     mount(
       head,
-      h("h1", {}, t.name),
+      h("h1", {}, tr.name),
       h(
         "p",
         { class: "muted" },
-        `${t.game} · ${FORMATS[t.format] || t.format} · tables of ${t.table_size} · `,
-        h("span", { class: "badge", id: "tournament-status" }, words(t.status)),
-        t.status === "running" ? ` · round ${t.current_round} of ${t.rounds}` : "",
-        ` · ${t.entrants} of ${t.max_players} entrants · owner `,
-        playerLink(t.owner),
-        t.starts_at && t.status === "registering" ? ` · starts ${date(t.starts_at)}` : "",
+        `${gameName(tr.game)} · ${format(tr.format)} · ${t("tournament-tables-of", { size: tr.table_size })} · `,
+        h("span", { class: "badge", id: "tournament-status", "data-status": tr.status }, status(tr.status)),
+        tr.status === "running" ? ` · ${t("tournament-round-of", { round: tr.current_round, rounds: tr.rounds })}` : "",
+        ` · ${t("tournaments-entrants", { entrants: tr.entrants, max: tr.max_players })} · ${t("club-owner")} `,
+        playerLink(tr.owner),
+        tr.starts_at && tr.status === "registering" ? ` · ${t("tournament-starts", { date: date(tr.starts_at) })}` : "",
       ),
     );
     const buttons = [];
-    if (me && t.status === "registering" && !entered) buttons.push(act("Enter", "join", {}));
-    if (me && entered && !entered.withdrawn && (t.status === "registering" || t.status === "running")) {
-      buttons.push(act("Withdraw", "withdraw", {}, "secondary"));
+    if (me && tr.status === "registering" && !entered) buttons.push(act(t("tournament-enter"), "join", {}, "", "enter"));
+    if (me && entered && !entered.withdrawn && (tr.status === "registering" || tr.status === "running")) {
+      buttons.push(act(t("tournament-withdraw"), "withdraw", {}, "secondary", "withdraw"));
     }
-    if (owner && t.status === "registering") {
-      const kind = h("select", { id: "tournament-bot-kind" }, bots.map((b) => h("option", { value: b }, b)));
+    if (owner && tr.status === "registering") {
+      const kind = h("select", { id: "tournament-bot-kind" }, bots.map((b) => h("option", { value: b }, t(`bot-${b}`))));
       const count = h("input", { id: "tournament-bot-count", type: "number", min: 1, max: 256, value: 1, inputmode: "numeric" });
       buttons.push(
         h("span", { class: "inline-form" }, count, kind,
           h("button", { type: "button", id: "tournament-add-bots", onclick: (e) => attempt(async () => {
             await post(`/tournaments/${id}/bots`, { kind: kind.value, count: Number(count.value) || 1 });
             await load();
-          }, e.target) }, "Add bots")),
+          }, e.target) }, t("tournament-add-bots"))),
       );
-      buttons.push(act("Start now", "start", {}));
+      buttons.push(act(t("tournament-start-now"), "start", {}, "", "start"));
     }
-    if (owner && (t.status === "registering" || t.status === "running")) buttons.push(act("Cancel", "cancel", {}, "danger"));
+    if (owner && (tr.status === "registering" || tr.status === "running")) buttons.push(act(t("action-cancel"), "cancel", {}, "danger", "cancel"));
     mount(actions, buttons);
-    mount(standings, h("h2", {}, "Standings"), standingsTable(t), h("p", { class: "muted" }, "Ties: Buchholz (opponents' points), then Sonneborn-Berger, then wins, then entry order."));
-    mount(rounds, h("h2", {}, "Rounds"), roundsList(t));
+    mount(standings, h("h2", {}, t("tournament-standings")), standingsTable(tr), h("p", { class: "muted" }, t("tournament-ties")));
+    mount(rounds, h("h2", {}, t("rounds-title")), roundsList(tr));
   }
 
   mount(app, head, actions, standings, rounds);
   await load();
-  bots = (await get(`/games/${t.game}`).catch(() => ({}))).bots || [];
+  bots = ["random", ...((await get(`/games/${tr.game}`).catch(() => ({}))).bots || [])].filter((b, i, all) => all.indexOf(b) === i);
   render();
   const timer = setInterval(() => {
-    if (t?.status === "running") load().catch((e) => toast(e.message));
+    if (tr?.status === "running") load().catch((e) => toast(e.message));
   }, 4000);
   return () => clearInterval(timer);
 }

@@ -1,4 +1,5 @@
 // Small DOM helpers shared by the pages.
+import { t, num, dateTime } from "./i18n.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -61,21 +62,21 @@ export function relative(at) {
   const ms = new Date(at).getTime() - Date.now();
   const abs = Math.abs(ms);
   let text;
-  if (abs < 60e3) text = `${Math.round(abs / 1e3)} s`;
-  else if (abs < 3600e3) text = `${Math.floor(abs / 60e3)} min ${Math.floor((abs % 60e3) / 1e3)} s`;
-  else if (abs < 86400e3) text = `${Math.floor(abs / 3600e3)} h ${Math.floor((abs % 3600e3) / 60e3)} min`;
-  else text = `${Math.floor(abs / 86400e3)} d ${Math.floor((abs % 86400e3) / 3600e3)} h`;
-  return ms >= 0 ? `in ${text}` : `${text} ago`;
+  if (abs < 60e3) text = t("span-s", { s: Math.round(abs / 1e3) });
+  else if (abs < 3600e3) text = t("span-min-s", { min: Math.floor(abs / 60e3), s: Math.floor((abs % 60e3) / 1e3) });
+  else if (abs < 86400e3) text = t("span-h-min", { h: Math.floor(abs / 3600e3), min: Math.floor((abs % 3600e3) / 60e3) });
+  else text = t("span-d-h", { d: Math.floor(abs / 86400e3), h: Math.floor((abs % 86400e3) / 3600e3) });
+  return ms >= 0 ? t("time-in", { span: text }) : t("time-ago", { span: text });
 }
 
 /** A countdown to `at`, ticking every second while in the page. */
 export function countdown(at) {
-  const el = h("time", { datetime: at, class: "countdown", title: new Date(at).toLocaleString() });
+  const el = h("time", { datetime: at, class: "countdown", title: dateTime(at) });
   const tick = () => {
     if (!el.isConnected && el.dataset.started) return;
     el.dataset.started = "1";
     const left = new Date(at).getTime() - Date.now();
-    el.textContent = left > 0 ? clock(left) : "time is up";
+    el.textContent = left > 0 ? clock(left) : t("countdown-time-up");
     el.classList.toggle("urgent", left < 30e3);
     setTimeout(tick, 1000 - (Date.now() % 1000) + 5);
   };
@@ -84,19 +85,19 @@ export function countdown(at) {
 }
 
 function clock(ms) {
-  const t = Math.ceil(ms / 1000);
-  const d = Math.floor(t / 86400);
-  const hh = Math.floor((t % 86400) / 3600);
-  const mm = Math.floor((t % 3600) / 60);
-  const ss = t % 60;
+  const secs = Math.ceil(ms / 1000);
+  const d = Math.floor(secs / 86400);
+  const hh = Math.floor((secs % 86400) / 3600);
+  const mm = Math.floor((secs % 3600) / 60);
+  const ss = secs % 60;
   const pad = (n) => String(n).padStart(2, "0");
-  if (d) return `${d} d ${hh} h`;
+  if (d) return t("span-d-h", { d, h: hh });
   if (hh) return `${hh}:${pad(mm)}:${pad(ss)}`;
   return `${mm}:${pad(ss)}`;
 }
 
 export function date(at) {
-  return at ? new Date(at).toLocaleString() : "";
+  return at ? dateTime(at) : "";
 }
 
 /** Words from an identifier: "open_sequential" -> "open sequential". */
@@ -106,7 +107,7 @@ export function words(id) {
 
 /** A player's name as a link to their dashboard. */
 export function playerLink(ref) {
-  if (!ref) return h("span", { class: "muted" }, "free seat");
+  if (!ref) return h("span", { class: "muted" }, t("seat-free"));
   const name = ref.name ?? ref;
   return h("a", { href: `#/player/${encodeURIComponent(name)}` }, name);
 }
@@ -118,11 +119,20 @@ export function seatColour(seat) {
   return SEAT_COLOURS[seat % SEAT_COLOURS.length];
 }
 
-/** A seat's label: "Seat 2 · alice". */
-export function seatName(match, seat) {
-  const s = match?.seats?.[seat];
-  const who = s?.player?.name ?? (s?.bot ? `bot ${s.bot}` : "free");
-  return `${seat}: ${who}`;
+/** A seat's player by name, or "seat 2" where it has none. */
+export function seatLabel(match, seat) {
+  return match?.seats?.[seat]?.player?.name ?? t("seat-n", { seat });
+}
+
+/** A number for reading: locale digits and separators; "—" for none. */
+export function n(x, digits = null) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "—";
+  return num(x, digits === null ? { maximumFractionDigits: 2 } : { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** A share as a percentage: "12,5 %". */
+export function pct(x) {
+  return x === null || x === undefined ? "—" : num(x, { style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1 });
 }
 
 /** A <details> table of the numbers behind a chart. */
@@ -130,7 +140,7 @@ export function numbers(caption, head, rows) {
   return h(
     "details",
     { class: "numbers" },
-    h("summary", {}, `Numbers: ${caption}`),
+    h("summary", {}, t("numbers-caption", { caption })),
     h(
       "div",
       { class: "table-wrap" },
@@ -146,5 +156,5 @@ export function numbers(caption, head, rows) {
 
 /** A page's loading placeholder. */
 export function loading() {
-  return h("p", { class: "muted", "aria-busy": "true" }, "Loading…");
+  return h("p", { class: "muted", "aria-busy": "true" }, t("loading"));
 }

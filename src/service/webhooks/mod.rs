@@ -7,20 +7,28 @@
 //! lease, post them, and record each attempt. Everything lives in the database,
 //! so a restart loses nothing.
 
-pub mod net;
-pub mod sign;
-mod worker;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
+use sea_orm::DatabaseConnection;
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 
-use super::{Service, encode_cursor, page_limit, uuid_cursor};
 use crate::auth::AuthenticatedPlayer;
 use crate::config::WebhookSettings;
-use crate::errors::ApiError;
-use crate::store::{self, entities::webhooks};
+use crate::metrics::Metrics;
+use crate::service::clock::Clock;
+use crate::service::error::{Error, Result};
+use crate::service::hub::Hub;
+use crate::service::pages::{encode_cursor, page_limit, uuid_cursor};
+use crate::service::settled::Settled;
+use crate::store;
+use crate::store::entities::webhooks;
+
+pub mod net;
+pub mod sign;
+mod worker;
 
 /// Webhooks a player may hold.
 pub const MAX_WEBHOOKS: u64 = 10;
@@ -126,15 +134,16 @@ fn response(row: &webhooks::Model) -> WebhookResponse {
 
 /// Subscribes to these kinds: a list of known kinds, or `*` (also what an
 /// omitted list means). Stored space-separated, sorted, without repeats.
-fn parse_kinds(kinds: Option<Vec<String>>) -> Result<String, ApiError> {
+fn parse_kinds(kinds: Option<Vec<String>>) -> Result<String, Error> {
     let Some(kinds) = kinds else {
         return Ok(ALL.to_owned());
     };
     if kinds.is_empty() {
-        return Err(ApiError::unprocessable(
+        return Err(Error::unprocessable(
             "invalid_events",
             "events lists at least one kind; omit it or send [\"*\"] for every kind.",
-        ));
+        )
+        .arg("kinds", LIFECYCLE_KINDS.join(", ")));
     }
     if kinds.iter().any(|k| k == ALL) {
         return Ok(ALL.to_owned());
@@ -142,14 +151,15 @@ fn parse_kinds(kinds: Option<Vec<String>>) -> Result<String, ApiError> {
     let mut out = Vec::new();
     for k in &kinds {
         if !LIFECYCLE_KINDS.contains(&k.as_str()) {
-            return Err(ApiError::unprocessable(
+            return Err(Error::unprocessable(
                 "invalid_events",
                 format!(
                     "{:?} is not an event kind a webhook can filter on; use \"*\" or some of: {}.",
                     k.chars().take(64).collect::<String>(),
                     LIFECYCLE_KINDS.join(", ")
                 ),
-            ));
+            )
+            .arg("kinds", LIFECYCLE_KINDS.join(", ")));
         }
         out.push(k.as_str());
     }
@@ -159,21 +169,56 @@ fn parse_kinds(kinds: Option<Vec<String>>) -> Result<String, ApiError> {
 }
 
 /// Whether a webhook with these stored kinds wants an event of `kind`.
-fn wants(stored: &str, kind: &str) -> bool {
+pub(crate) fn wants(stored: &str, kind: &str) -> bool {
     stored == ALL || stored.split(' ').any(|k| k == kind)
 }
 
-fn new_secret() -> Result<String, ApiError> {
+fn new_secret() -> Result<String, Error> {
     let mut raw = [0u8; 32];
-    getrandom::fill(&mut raw).map_err(|e| ApiError::internal(format!("no OS randomness: {e}")))?;
+    getrandom::fill(&mut raw).map_err(|e| Error::internal(format!("no OS randomness: {e}")))?;
     Ok(format!("whsec_{}", hex::encode(raw)))
 }
 
-fn webhook_not_found() -> ApiError {
-    ApiError::not_found("webhook_not_found", "You have no webhook with that id.")
+fn webhook_not_found() -> Error {
+    Error::not_found("webhook_not_found", "You have no webhook with that id.")
 }
 
-impl Service {
+/// Webhooks: a player's events posted to a URL of theirs, signed, retried, logged.
+pub struct Webhooks {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+    hub: Arc<Hub>,
+    metrics: Arc<Metrics>,
+    /// How this server delivers webhooks.
+    webhooks: crate::config::WebhookSettings,
+    settled: Arc<Settled>,
+    /// Webhooks created here so far: the worker skips its wake-up passes while
+    /// its last full pass found none and this has not moved.
+    webhooks_created: std::sync::atomic::AtomicU64,
+}
+
+impl Webhooks {
+    pub fn new(
+        db: DatabaseConnection,
+        clock: Arc<dyn Clock>,
+        hub: Arc<Hub>,
+        metrics: Arc<Metrics>,
+        webhooks: crate::config::WebhookSettings,
+        settled: Arc<Settled>,
+    ) -> Self {
+        Self {
+            db,
+            clock,
+            hub,
+            metrics,
+            webhooks,
+            settled,
+            webhooks_created: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+impl Webhooks {
     pub fn webhook_settings(&self) -> &WebhookSettings {
         &self.webhooks
     }
@@ -184,18 +229,21 @@ impl Service {
         me: &AuthenticatedPlayer,
         url: &str,
         events: Option<Vec<String>>,
-    ) -> Result<CreatedWebhook, ApiError> {
-        let url = net::check_url(url.trim(), self.webhooks.allow_private)
-            .map_err(|why| ApiError::unprocessable("invalid_webhook_url", why))?;
+    ) -> Result<CreatedWebhook, Error> {
+        let url = net::check_url(url.trim(), self.webhooks.allow_private).map_err(|why| {
+            let why = why.to_string();
+            Error::unprocessable("invalid_webhook_url", why.clone()).arg("reason", why)
+        })?;
         let events = parse_kinds(events)?;
-        if store::count_webhooks(&self.db, me.id).await? >= MAX_WEBHOOKS {
-            return Err(ApiError::conflict(
+        if store::webhooks::count_webhooks(&self.db, me.id).await? >= MAX_WEBHOOKS {
+            return Err(Error::conflict(
                 "too_many_webhooks",
                 format!("A player holds at most {MAX_WEBHOOKS} webhooks; delete one first."),
-            ));
+            )
+            .arg("max", MAX_WEBHOOKS));
         }
         // From the settled head of the feed: only events from now on are sent.
-        let head = store::stream_head(&self.db).await?;
+        let head = store::streams::stream_head(&self.db).await?;
         let row = webhooks::Model {
             id: Uuid::now_v7(),
             player_id: me.id,
@@ -206,7 +254,7 @@ impl Service {
             cursor_tx: head.tx,
             cursor_id: head.id,
         };
-        store::insert_webhook(&self.db, row.clone()).await?;
+        store::webhooks::insert_webhook(&self.db, row.clone()).await?;
         self.webhooks_created
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         tracing::info!(player.id = %me.id, webhook.id = %row.id, "webhook created");
@@ -221,10 +269,10 @@ impl Service {
         me: &AuthenticatedPlayer,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<WebhookPage, ApiError> {
+    ) -> Result<WebhookPage, Error> {
         let limit = page_limit(limit)?;
         let before = uuid_cursor(cursor)?;
-        let mut rows = store::list_webhooks(&self.db, me.id, before, limit + 1).await?;
+        let mut rows = store::webhooks::list_webhooks(&self.db, me.id, before, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         Ok(WebhookPage {
@@ -236,8 +284,8 @@ impl Service {
     }
 
     /// Deletes a webhook, its pending deliveries and its log.
-    pub async fn delete_webhook(&self, me: &AuthenticatedPlayer, id: Uuid) -> Result<(), ApiError> {
-        if store::delete_webhook(&self.db, me.id, id).await? {
+    pub async fn delete_webhook(&self, me: &AuthenticatedPlayer, id: Uuid) -> Result<(), Error> {
+        if store::webhooks::delete_webhook(&self.db, me.id, id).await? {
             tracing::info!(player.id = %me.id, webhook.id = %id, "webhook deleted");
             Ok(())
         } else {
@@ -252,13 +300,13 @@ impl Service {
         id: Uuid,
         limit: Option<u64>,
         cursor: Option<String>,
-    ) -> Result<DeliveryPage, ApiError> {
+    ) -> Result<DeliveryPage, Error> {
         let limit = page_limit(limit)?;
         let before = uuid_cursor(cursor)?;
-        store::webhook_of(&self.db, me.id, id)
+        store::webhooks::webhook_of(&self.db, me.id, id)
             .await?
             .ok_or_else(webhook_not_found)?;
-        let mut rows = store::list_deliveries(&self.db, id, before, limit + 1).await?;
+        let mut rows = store::webhooks::list_deliveries(&self.db, id, before, limit + 1).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         // The two reads are not one snapshot: an attempt recorded between them
@@ -267,7 +315,8 @@ impl Service {
         let counted: std::collections::HashMap<Uuid, i32> =
             rows.iter().map(|r| (r.id, r.attempts)).collect();
         let mut attempts = std::collections::HashMap::<Uuid, Vec<AttemptResponse>>::new();
-        for a in store::attempts_of(&self.db, rows.iter().map(|r| r.id).collect()).await? {
+        for a in store::webhooks::attempts_of(&self.db, rows.iter().map(|r| r.id).collect()).await?
+        {
             if counted.get(&a.delivery_id).is_none_or(|&n| a.attempt > n) {
                 continue;
             }

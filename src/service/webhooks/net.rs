@@ -16,6 +16,8 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 use url::{Host, Url};
 
+use crate::service::error::Result;
+
 /// Why a URL is refused, or an attempt failed before any answer.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {

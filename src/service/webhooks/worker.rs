@@ -11,14 +11,17 @@ use serde_json::json;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use uuid::Uuid;
 
-use super::{net, sign, wants};
-use crate::errors::ApiError;
-use crate::service::Service;
+use super::{net, sign};
+use crate::service::backoff::backoff;
+use crate::service::error::{Error, Result};
 use crate::service::hub::Wake;
 use crate::service::models::EventResponse;
-use crate::service::with_retry;
+use crate::service::tx::transaction;
+use crate::service::webhooks::{Webhooks, wants};
+use crate::store;
 use crate::store::entities::{webhook_attempts, webhook_deliveries, webhooks};
-use crate::store::{self, DeliveryOutcome, StreamPosition};
+use crate::store::streams::StreamPosition;
+use crate::store::webhooks::DeliveryOutcome;
 
 pub const PENDING: &str = "pending";
 pub const DELIVERED: &str = "delivered";
@@ -36,12 +39,16 @@ const WAKE_GAP: Duration = Duration::from_millis(25);
 const FULL_PASS: Duration = Duration::from_secs(60);
 /// Deliveries claimed at once (and posted concurrently).
 const CLAIM_BATCH: u64 = 16;
-/// The longest wait between two attempts.
-const MAX_BACKOFF: Duration = Duration::from_secs(6 * 3600);
 /// How much of an error is kept in the log.
 const MAX_ERROR_CHARS: usize = 500;
 
-impl Service {
+/// An attempt made, to be recorded.
+struct Attempted {
+    attempt: webhook_attempts::Model,
+    outcome: DeliveryOutcome,
+}
+
+impl Webhooks {
     /// Fans out and delivers until the server stops. A wake-up names the match
     /// that changed (here or, on Postgres, in another replica), so fan-out reads
     /// only the webhooks of its players, and keeps reading them for
@@ -109,10 +116,10 @@ impl Service {
                 };
                 match fanned {
                     Ok(_) => full_due = false,
-                    Err(e) => tracing::warn!(error = %e.detail, "webhook fan-out failed"),
+                    Err(e) => tracing::warn!(error = %e, "webhook fan-out failed"),
                 }
                 if let Err(e) = self.deliver_due_webhooks().await {
-                    tracing::warn!(error = %e.detail, "webhook delivery failed");
+                    tracing::warn!(error = %e, "webhook delivery failed");
                 }
             }
             tokio::select! {
@@ -130,8 +137,9 @@ impl Service {
     }
 
     /// Fan-out for the webhooks of the players of these matches only.
-    async fn fan_out_webhooks_of(&self, matches: Vec<Uuid>) -> Result<usize, ApiError> {
-        let hooks = store::webhooks_of_matches(&self.db, matches, self.clock.now()).await?;
+    async fn fan_out_webhooks_of(&self, matches: Vec<Uuid>) -> Result<usize, Error> {
+        let hooks =
+            store::webhooks::webhooks_of_matches(&self.db, matches, self.clock.now()).await?;
         Ok(self.fan_out_each(&hooks).await)
     }
 
@@ -142,7 +150,7 @@ impl Service {
             match self.fan_out(h).await {
                 Ok(n) => made += n,
                 Err(e) => {
-                    tracing::warn!(webhook.id = %h.id, error = %e.detail, "fan-out of a webhook failed")
+                    tracing::warn!(webhook.id = %h.id, error = %e, "fan-out of a webhook failed")
                 }
             }
         }
@@ -151,11 +159,11 @@ impl Service {
 
     /// Turns every webhook's new events into deliveries; answers how many, and
     /// how many webhooks there are.
-    async fn fan_out_all_webhooks(&self) -> Result<(usize, usize), ApiError> {
+    async fn fan_out_all_webhooks(&self) -> Result<(usize, usize), Error> {
         let (mut made, mut seen) = (0, 0);
         let mut after = None;
         loop {
-            let hooks = store::webhooks_after(&self.db, after, WEBHOOKS_PER_READ).await?;
+            let hooks = store::webhooks::webhooks_after(&self.db, after, WEBHOOKS_PER_READ).await?;
             made += self.fan_out_each(&hooks).await;
             seen += hooks.len();
             if (hooks.len() as u64) < WEBHOOKS_PER_READ {
@@ -170,15 +178,15 @@ impl Service {
     /// of a wanted kind as deliveries, and the cursor moved past them all — in
     /// one transaction, and only if nobody moved the cursor meanwhile. The
     /// (webhook, event) key keeps a delivery single whatever races.
-    async fn fan_out(&self, hook: &webhooks::Model) -> Result<usize, ApiError> {
+    async fn fan_out(&self, hook: &webhooks::Model) -> Result<usize, Error> {
         let mut at = StreamPosition {
             tx: hook.cursor_tx,
             id: hook.cursor_id,
         };
         let mut made = 0;
         loop {
-            let settled = self.settled_tx().await?;
-            let events = store::player_events_after(
+            let settled = self.settled.settled_tx().await?;
+            let events = store::streams::player_events_after(
                 &self.db,
                 hook.player_id,
                 at,
@@ -203,7 +211,7 @@ impl Service {
                     version: e.version,
                     audience_seat: e.audience_seat.map(|s| s as usize),
                     kind: e.kind.clone(),
-                    data: serde_json::from_str(&e.data).map_err(ApiError::internal)?,
+                    data: serde_json::from_str(&e.data).map_err(Error::internal)?,
                     created_at: e.created_at,
                 };
                 let payload = json!({
@@ -233,8 +241,15 @@ impl Service {
             }
             let n = rows.len();
             let tx = store::begin_write(&self.db).await?;
-            store::insert_deliveries(&tx, rows).await?;
-            if !store::advance_webhook_cursor(&tx, hook.id, (at.tx, at.id), (to.tx, to.id)).await? {
+            store::webhooks::insert_deliveries(&tx, rows).await?;
+            if !store::webhooks::advance_webhook_cursor(
+                &tx,
+                hook.id,
+                (at.tx, at.id),
+                (to.tx, to.id),
+            )
+            .await?
+            {
                 // Another replica fanned this webhook out meanwhile.
                 tx.rollback().await?;
                 return Ok(made);
@@ -250,12 +265,12 @@ impl Service {
 
     /// Claims due deliveries a batch at a time and posts them; answers how many
     /// attempts were made.
-    pub async fn deliver_due_webhooks(&self) -> Result<usize, ApiError> {
+    pub async fn deliver_due_webhooks(&self) -> Result<usize, Error> {
         let mut made = 0;
         loop {
             let now = self.clock.now();
             // A plain read first: most polls find nothing, and need no write lock.
-            if !store::any_delivery_due(&self.db, now).await? {
+            if !store::webhooks::any_delivery_due(&self.db, now).await? {
                 return Ok(made);
             }
             let claim = Uuid::new_v4();
@@ -264,19 +279,26 @@ impl Service {
             let lease = chrono::Duration::milliseconds(self.webhooks.timeout_ms as i64)
                 + chrono::Duration::seconds(10);
             let tx = store::begin_write(&self.db).await?;
-            let rows = store::lock_due_deliveries(&tx, now, CLAIM_BATCH).await?;
-            store::lease_deliveries(&tx, rows.iter().map(|r| r.id).collect(), claim, now + lease)
-                .await?;
+            let rows = store::webhooks::lock_due_deliveries(&tx, now, CLAIM_BATCH).await?;
+            store::webhooks::lease_deliveries(
+                &tx,
+                rows.iter().map(|r| r.id).collect(),
+                claim,
+                now + lease,
+            )
+            .await?;
             tx.commit().await?;
             if rows.is_empty() {
                 return Ok(made);
             }
-            let hooks: HashMap<Uuid, webhooks::Model> =
-                store::webhooks_by_ids(&self.db, rows.iter().map(|r| r.webhook_id).collect())
-                    .await?
-                    .into_iter()
-                    .map(|h| (h.id, h))
-                    .collect();
+            let hooks: HashMap<Uuid, webhooks::Model> = store::webhooks::webhooks_by_ids(
+                &self.db,
+                rows.iter().map(|r| r.webhook_id).collect(),
+            )
+            .await?
+            .into_iter()
+            .map(|h| (h.id, h))
+            .collect();
             let attempts = rows.iter().filter_map(|r| {
                 hooks
                     .get(&r.webhook_id)
@@ -287,8 +309,8 @@ impl Service {
             // distributed Postgres they are reference tables, whose concurrent
             // writes deadlock across nodes).
             let done = futures_util::future::join_all(attempts).await;
-            if let Err(e) = with_retry!(self.record_attempts(&done, claim)) {
-                tracing::warn!(error = %e.detail, "recording webhook attempts failed");
+            if let Err(e) = self.record_attempts(&done, claim).await {
+                tracing::warn!(error = %e, "recording webhook attempts failed");
             }
             made += rows.len();
             if (rows.len() as u64) < CLAIM_BATCH {
@@ -399,60 +421,22 @@ impl Service {
 
     /// Records attempts and their deliveries' new states, each delivery only
     /// while `claim` still holds it (a lease that ran out belongs to somebody else).
-    async fn record_attempts(&self, done: &[Attempted], claim: Uuid) -> Result<(), ApiError> {
-        let tx = store::begin_write(&self.db).await?;
-        for a in done {
-            store::insert_attempt(&tx, a.attempt.clone()).await?;
-            if !store::finish_delivery(&tx, a.attempt.delivery_id, claim, a.outcome.clone()).await?
-            {
-                tracing::warn!(delivery.id = %a.attempt.delivery_id, "a webhook lease ran out during its attempt");
+    async fn record_attempts(&self, done: &[Attempted], claim: Uuid) -> Result<(), Error> {
+        transaction!(&self.db, |tx| {
+            for a in done {
+                store::webhooks::insert_attempt(tx, a.attempt.clone()).await?;
+                if !store::webhooks::finish_delivery(
+                    tx,
+                    a.attempt.delivery_id,
+                    claim,
+                    a.outcome.clone(),
+                )
+                .await?
+                {
+                    tracing::warn!(delivery.id = %a.attempt.delivery_id, "a webhook lease ran out during its attempt");
+                }
             }
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-}
-
-/// An attempt made, to be recorded.
-struct Attempted {
-    attempt: webhook_attempts::Model,
-    outcome: DeliveryOutcome,
-}
-
-/// The wait after failed attempt number `attempt` (1-based): `base` doubled per
-/// earlier failure, capped, then a random point in its upper half, so receivers
-/// that failed together are not retried together.
-fn backoff(base_ms: u64, attempt: i32) -> chrono::Duration {
-    let doublings = u32::try_from(attempt.saturating_sub(1))
-        .unwrap_or(0)
-        .min(30);
-    let full = base_ms
-        .saturating_mul(1u64 << doublings)
-        .min(MAX_BACKOFF.as_millis() as u64);
-    let half = full / 2;
-    let jitter = if half == 0 {
-        0
-    } else {
-        (Uuid::new_v4().as_u128() % u128::from(half + 1)) as u64
-    };
-    chrono::Duration::milliseconds((half + jitter) as i64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::backoff;
-
-    #[test]
-    fn backoff_doubles_within_its_upper_half_and_is_capped() {
-        for attempt in 1..=6 {
-            let full = 1000i64 << (attempt - 1);
-            for _ in 0..50 {
-                let d = backoff(1000, attempt).num_milliseconds();
-                assert!((full / 2..=full).contains(&d), "attempt {attempt}: {d}");
-            }
-        }
-        let capped = backoff(10_000, 40).num_milliseconds();
-        assert!((3 * 3600 * 1000..=6 * 3600 * 1000).contains(&capped));
-        assert_eq!(backoff(0, 3).num_milliseconds(), 0);
+            Ok(())
+        })
     }
 }

@@ -1,13 +1,27 @@
-use sea_orm::SqlErr;
+//! Players and their credentials: registration, login, password changes, and
+//! the check of every request's bearer credential (a password-issued JWT or an
+//! API token), answered from a short-lived cache that every replica empties
+//! when an account's credentials change.
+
+use std::sync::Arc;
+
+use sea_orm::{DatabaseConnection, SqlErr};
+use sha2::{Digest, Sha256};
 use uuid::Uuid;
 
-use super::models::{PlayerRef, PlayerResponse, TokenResponse};
-use super::{Service, with_retry};
 use crate::auth::{
-    API_TOKEN_PREFIX, AuthenticatedPlayer, Credential, HashError, Scopes, api_token_hash,
+    API_TOKEN_PREFIX, AuthenticatedPlayer, Credential, HashError, JwtKeys, PasswordPool, Scopes,
+    api_token_hash,
 };
-use crate::errors::ApiError;
-use crate::store::{self, entities::players};
+use crate::i18n::Locale;
+use crate::service::clock::Clock;
+use crate::service::error::{Error, Result};
+use crate::service::hub::Hub;
+use crate::service::models::{MyProfileResponse, PlayerResponse, TokenResponse};
+use crate::service::snapshots::SnapshotCache;
+use crate::service::tx::transaction;
+use crate::store;
+use crate::store::entities::players;
 
 /// An API token's last use is recorded at most this often (a write per request
 /// would contend with moves for SQLite's write lock).
@@ -99,28 +113,106 @@ impl CredentialCache {
     }
 }
 
-impl From<HashError> for ApiError {
+impl From<HashError> for Error {
     fn from(e: HashError) -> Self {
         match e {
-            HashError::Busy => ApiError::unavailable(
+            HashError::Busy => Error::Refused(crate::errors::ApiError::unavailable(
                 "Too many password checks are running; try again in a moment.",
-            ),
-            HashError::Failed(cause) => ApiError::internal(cause),
+            )),
+            HashError::Failed(cause) => Error::internal(cause),
         }
     }
 }
 
-impl Service {
-    pub async fn register(&self, name: &str, password: &str) -> Result<PlayerResponse, ApiError> {
+fn profile(p: &players::Model) -> PlayerResponse {
+    PlayerResponse {
+        id: p.id,
+        name: p.name.clone(),
+        is_bot: p.is_bot,
+        created_at: p.created_at,
+    }
+}
+
+fn check_password(password: &str) -> Result<(), Error> {
+    if password.chars().count() < 8 || password.len() > 1024 {
+        return Err(Error::unprocessable(
+            "weak_password",
+            "A password has at least 8 characters (and at most 1024 bytes).",
+        ));
+    }
+    Ok(())
+}
+
+/// A disabled account's credentials (and logins) are refused with this, so that
+/// its owner learns why rather than retrying.
+pub(super) fn account_disabled() -> Error {
+    Error::forbidden("account_disabled", "This account was disabled by an admin.")
+}
+
+fn name_taken() -> Error {
+    Error::conflict("name_taken", "That name is already taken.")
+}
+
+pub(super) fn player_not_found() -> Error {
+    Error::not_found("player_not_found", "No player has that name.")
+}
+
+/// Players and their credentials: registration, login, passwords, and the
+/// check of every request's bearer credential.
+pub struct Accounts {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+    hub: Arc<Hub>,
+    jwt: JwtKeys,
+    pub(super) passwords: Arc<PasswordPool>,
+    pub(super) credentials: CredentialCache,
+    snapshots: SnapshotCache,
+}
+
+impl Accounts {
+    pub fn new(
+        db: DatabaseConnection,
+        clock: Arc<dyn Clock>,
+        hub: Arc<Hub>,
+        jwt: JwtKeys,
+        passwords: Arc<PasswordPool>,
+        credential_ttl: std::time::Duration,
+        snapshots: SnapshotCache,
+    ) -> Self {
+        Self {
+            db,
+            clock,
+            hub,
+            jwt,
+            passwords,
+            credentials: CredentialCache::new(credential_ttl),
+            snapshots,
+        }
+    }
+}
+
+impl Accounts {
+    pub fn passwords(&self) -> &PasswordPool {
+        &self.passwords
+    }
+
+    pub fn jwt(&self) -> &JwtKeys {
+        &self.jwt
+    }
+
+    pub async fn register(&self, name: &str, password: &str) -> Result<PlayerResponse, Error> {
         if !valid_name(name) {
-            return Err(ApiError::unprocessable(
+            return Err(Error::unprocessable(
                 "invalid_name",
                 "A name has 3 to 32 characters: letters, digits, '_' and '-'.",
-            ));
+            )
+            .arg("what", "player"));
         }
         check_password(password)?;
-        if store::player_by_name(&self.db, name).await?.is_some()
-            || store::name_key_retired(&self.db, &super::account::retired_key(&name.to_lowercase()))
+        if store::players::player_by_name(&self.db, name)
+            .await?
+            .is_some()
+            || store::deletion::name_key_retired(&self.db, &retired_key(&name.to_lowercase()))
                 .await?
         {
             return Err(name_taken());
@@ -134,7 +226,7 @@ impl Service {
             is_bot: false,
             created_at: self.clock.now(),
         };
-        match store::insert_player(&self.db, row.clone()).await {
+        match store::players::insert_player(&self.db, row.clone()).await {
             Ok(()) => Ok(profile(&row)),
             Err(e) if matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_))) => {
                 Err(name_taken())
@@ -143,9 +235,9 @@ impl Service {
         }
     }
 
-    pub async fn login(&self, name: &str, password: &str) -> Result<TokenResponse, ApiError> {
+    pub async fn login(&self, name: &str, password: &str) -> Result<TokenResponse, Error> {
         let found = if valid_name(name) {
-            store::credentials_by_name(&self.db, name).await?
+            store::auth::credentials_by_name(&self.db, name).await?
         } else {
             None
         };
@@ -156,7 +248,7 @@ impl Service {
         let player = match found {
             Some(p) if ok && !p.is_bot => p,
             _ => {
-                return Err(ApiError::unauthorized(
+                return Err(Error::unauthorized(
                     "invalid_credentials",
                     "The name or the password is wrong.",
                 ));
@@ -173,16 +265,16 @@ impl Service {
         id: Uuid,
         name: String,
         password_version: i64,
-    ) -> Result<TokenResponse, ApiError> {
+    ) -> Result<TokenResponse, Error> {
         let issued = self
             .jwt
             .issue(id, &name, password_version, self.clock.now())
-            .map_err(ApiError::internal)?;
+            .map_err(Error::internal)?;
         Ok(TokenResponse {
             access_token: issued.token,
             token_type: "Bearer".into(),
             expires_at: issued.expires_at,
-            player: PlayerRef { id, name },
+            player: super::models::PlayerRef { id, name },
         })
     }
 
@@ -195,67 +287,126 @@ impl Service {
         current: &str,
         new: &str,
         revoke_api_tokens: bool,
-    ) -> Result<TokenResponse, ApiError> {
+    ) -> Result<TokenResponse, Error> {
         check_password(new)?;
-        let found = store::credentials_by_id(&self.db, me.id)
+        let found = store::auth::credentials_by_id(&self.db, me.id)
             .await?
-            .ok_or_else(|| ApiError::unauthorized("invalid_token", "The player does not exist."))?;
+            .ok_or_else(|| {
+                Error::unauthorized("invalid_token", "The player does not exist.")
+                    .arg("reason", "unknown_player")
+            })?;
         if !self.passwords.verify(current, &found.password_hash).await? {
-            return Err(ApiError::forbidden(
+            return Err(Error::forbidden(
                 "wrong_password",
                 "The current password is wrong.",
             ));
         }
         let hash = self.passwords.hash(new).await?;
         let now = self.clock.now();
-        with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            if !store::change_password(&tx, me.id, found.password_version, &hash).await? {
-                return Err(ApiError::conflict(
+        transaction!(&self.db, |tx| {
+            if !write_password(
+                tx,
+                me.id,
+                found.password_version,
+                &hash,
+                revoke_api_tokens,
+                now,
+            )
+            .await?
+            {
+                return Err(Error::conflict(
                     "password_changed_concurrently",
                     "The password was changed by another request meanwhile; log in again.",
                 ));
             }
-            if revoke_api_tokens {
-                store::revoke_all_api_tokens(&tx, me.id, now).await?;
-            }
-            tx.commit().await?;
-            Ok::<_, ApiError>(())
+            Ok::<_, Error>(())
         })?;
-        self.credentials.clear();
-        // Streams opened with the old JWTs (or the revoked tokens) end, on every replica.
-        self.hub.credentials_changed(me.id);
+        self.credentials_replaced(me.id);
         tracing::info!(player.id = %me.id, revoke_api_tokens, "password changed");
         self.issue_jwt(found.id, found.name, found.password_version + 1)
+    }
+
+    /// Sets a new password with a single-use mailed token (its hash, of this
+    /// purpose): the token is used and the password written in one
+    /// transaction, and, as a password change that revokes API tokens, every
+    /// session, API token, ticket and stream of the account ends.
+    pub async fn reset_password(
+        &self,
+        token_hash: &str,
+        purpose: &str,
+        new: &str,
+    ) -> Result<(), Error> {
+        check_password(new)?;
+        let hash = self.passwords.hash(new).await?;
+        let now = self.clock.now();
+        let invalid = || {
+            Error::unprocessable(
+                "invalid_mail_token",
+                "This link is not valid: it was used already, has expired, or a newer one was sent.",
+            )
+        };
+        let player = transaction!(&self.db, |tx| {
+            let Some(t) = store::notifications::redeem_token(tx, token_hash, purpose, now).await?
+            else {
+                return Err(invalid());
+            };
+            let found = store::auth::credentials_by_id(tx, t.player_id)
+                .await?
+                .ok_or_else(invalid)?;
+            if found.disabled_at.is_some() {
+                return Err(account_disabled());
+            }
+            if !write_password(tx, found.id, found.password_version, &hash, true, now).await? {
+                return Err(Error::conflict(
+                    "password_changed_concurrently",
+                    "The password was changed by another request meanwhile; log in again.",
+                ));
+            }
+            Ok(found.id)
+        })?;
+        self.credentials_replaced(player);
+        tracing::info!(player.id = %player, "password reset");
+        Ok(())
+    }
+
+    /// What follows a committed password change: this replica forgets the
+    /// credentials it checked, and streams opened with the old JWTs (or the
+    /// revoked tokens) end, on every replica.
+    fn credentials_replaced(&self, player: Uuid) {
+        self.credentials.clear();
+        self.hub.credentials_changed(player);
     }
 
     /// Who a bearer credential belongs to: an API token (by the hash of its
     /// secret, one unique-index lookup joined to its owner) or a JWT (checked
     /// against its player's password version, one primary-key lookup). Neither
     /// query takes a lock.
-    pub async fn authenticate(&self, token: &str) -> Result<AuthenticatedPlayer, ApiError> {
-        let refuse = |why: &str| ApiError::unauthorized("invalid_token", why.to_owned());
+    pub async fn authenticate(&self, token: &str) -> Result<AuthenticatedPlayer, Error> {
+        let refuse = |reason: &'static str, why: &str| {
+            Error::unauthorized("invalid_token", why.to_owned()).arg("reason", reason)
+        };
         let now = self.clock.now();
         if token.starts_with(API_TOKEN_PREFIX) {
             let hash = api_token_hash(token);
             let key = CredentialKey::ApiToken(hash.clone());
             if let Some((player, expires_at)) = self.credentials.get(&key) {
                 if expires_at.is_some_and(|at| at <= now) {
-                    return Err(refuse("The API token has expired."));
+                    return Err(refuse("expired", "The API token has expired."));
                 }
                 return Ok(player);
             }
-            let Some((row, Some(owner))) = store::api_token_by_hash(&self.db, &hash).await? else {
-                return Err(refuse("The API token is not valid."));
+            let Some((row, Some(owner))) = store::auth::api_token_by_hash(&self.db, &hash).await?
+            else {
+                return Err(refuse("invalid", "The API token is not valid."));
             };
             if row.revoked_at.is_some() {
-                return Err(refuse("The API token was revoked."));
+                return Err(refuse("revoked", "The API token was revoked."));
             }
             if row.expires_at.is_some_and(|at| at <= now) {
-                return Err(refuse("The API token has expired."));
+                return Err(refuse("expired", "The API token has expired."));
             }
             if owner.is_bot {
-                return Err(refuse("The API token is not valid."));
+                return Err(refuse("invalid", "The API token is not valid."));
             }
             if owner.disabled_at.is_some() {
                 return Err(account_disabled());
@@ -265,7 +416,7 @@ impl Service {
                 // Off the request's path: the answer never waits for this write.
                 let db = self.db.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = store::touch_api_token(&db, row.id, now, stale).await {
+                    if let Err(e) = store::auth::touch_api_token(&db, row.id, now, stale).await {
                         tracing::warn!(error = %e, "recording an API token's use failed");
                     }
                 });
@@ -285,12 +436,13 @@ impl Service {
         let claims = self
             .jwt
             .verify(token, now)
-            .ok_or_else(|| refuse("The access token is not valid or has expired."))?;
+            .ok_or_else(|| refuse("invalid", "The access token is not valid or has expired."))?;
         let key = CredentialKey::Jwt(claims.sub, claims.pwv);
         let credential = Credential::Password {
             version: claims.pwv,
-            expires_at: chrono::DateTime::from_timestamp(claims.exp, 0)
-                .ok_or_else(|| refuse("The access token is not valid or has expired."))?,
+            expires_at: chrono::DateTime::from_timestamp(claims.exp, 0).ok_or_else(|| {
+                refuse("invalid", "The access token is not valid or has expired.")
+            })?,
         };
         if let Some((mut player, _)) = self.credentials.get(&key) {
             // The entry may come from another JWT of the same player and
@@ -298,15 +450,21 @@ impl Service {
             player.credential = credential;
             return Ok(player);
         }
-        let player = store::credentials_by_id(&self.db, claims.sub)
+        let player = store::auth::credentials_by_id(&self.db, claims.sub)
             .await?
             .filter(|p| !p.is_bot)
-            .ok_or_else(|| refuse("The access token names a player that does not exist."))?;
+            .ok_or_else(|| {
+                refuse(
+                    "unknown_player",
+                    "The access token names a player that does not exist.",
+                )
+            })?;
         if player.disabled_at.is_some() {
             return Err(account_disabled());
         }
         if player.password_version != claims.pwv {
             return Err(refuse(
+                "invalid",
                 "The access token was issued before the last password change; log in again.",
             ));
         }
@@ -324,6 +482,11 @@ impl Service {
     /// rather than when the cache's entries age out, and the match snapshots
     /// naming the player (whose account may have been deleted, and so
     /// renamed). Runs until shutdown.
+    /// Drops what this process keeps of a player's name (renamed, anonymised).
+    pub(super) fn forget_player(&self, id: Option<Uuid>) {
+        self.snapshots.forget_player(id);
+    }
+
     pub async fn forget_changed_credentials(&self) {
         let mut changes = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
@@ -347,56 +510,98 @@ impl Service {
         }
     }
 
-    pub async fn player_by_name(&self, name: &str) -> Result<PlayerResponse, ApiError> {
+    pub async fn player_by_name(&self, name: &str) -> Result<PlayerResponse, Error> {
         // Bot accounts (`bot.random.1`) have names no person may take.
         if name.is_empty() || name.len() > 64 {
             return Err(player_not_found());
         }
-        store::player_by_name(&self.db, name)
+        store::players::player_by_name(&self.db, name)
             .await?
             .map(|p| profile(&p))
             .ok_or_else(player_not_found)
     }
 
-    pub async fn player_by_id(&self, id: Uuid) -> Result<PlayerResponse, ApiError> {
-        store::player_by_id(&self.db, id)
+    pub async fn player_by_id(&self, id: Uuid) -> Result<PlayerResponse, Error> {
+        store::players::player_by_id(&self.db, id)
             .await?
             .map(|p| profile(&p))
             .ok_or_else(player_not_found)
     }
 }
 
-fn profile(p: &players::Model) -> PlayerResponse {
-    PlayerResponse {
-        id: p.id,
-        name: p.name.clone(),
-        is_bot: p.is_bot,
-        created_at: p.created_at,
+/// The name key a deleted account holds in place of its name's: a character
+/// no name has, then the start of the name key's SHA-256 (the column holds 32).
+pub fn retired_key(name_key: &str) -> String {
+    let digest = hex::encode(Sha256::digest(name_key.as_bytes()));
+    format!("~{}", &digest[..31])
+}
+
+/// A player's own settings: for now, the language they read the client in.
+impl Accounts {
+    /// The caller's profile with their settings.
+    pub async fn my_profile(&self, id: Uuid) -> Result<MyProfileResponse, Error> {
+        let p = self.player_by_id(id).await?;
+        let locale = store::players::player_locale(&self.db, id)
+            .await?
+            .as_deref()
+            .and_then(Locale::from_tag);
+        Ok(MyProfileResponse {
+            id: p.id,
+            name: p.name,
+            is_bot: p.is_bot,
+            created_at: p.created_at,
+            locale,
+        })
+    }
+
+    /// Records the language the caller chose (None: no choice, the client
+    /// follows the browser). Only the tags the server speaks are taken, as
+    /// they are written (`cs`, not `cs-CZ` or `CS`), so what is stored is what
+    /// every client reads back.
+    pub async fn set_my_locale(
+        &self,
+        id: Uuid,
+        locale: Option<&str>,
+    ) -> Result<MyProfileResponse, Error> {
+        let locale = match locale {
+            None => None,
+            Some(tag) => Some(
+                Locale::ALL
+                    .into_iter()
+                    .find(|l| l.tag() == tag)
+                    .ok_or_else(|| {
+                        Error::unprocessable(
+                            "invalid_locale",
+                            "locale is one of en, cs, et, or null.",
+                        )
+                        .arg("locales", "en, cs, et")
+                    })?,
+            ),
+        };
+        store::players::set_player_locale(&self.db, id, locale.map(Locale::tag)).await?;
+        self.my_profile(id).await
     }
 }
 
-fn check_password(password: &str) -> Result<(), ApiError> {
-    if password.chars().count() < 8 || password.len() > 1024 {
-        return Err(ApiError::unprocessable(
-            "weak_password",
-            "A password has at least 8 characters (and at most 1024 bytes).",
-        ));
+/// Writes a new password hash if the version is still `version` (which ends
+/// every JWT issued before), and revokes every API token when asked; answers
+/// whether the version was still the same. The one write of both a change
+/// and a reset.
+async fn write_password(
+    tx: &sea_orm::DatabaseTransaction,
+    player: Uuid,
+    version: i64,
+    hash: &str,
+    revoke_api_tokens: bool,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<bool, Error> {
+    if !store::auth::change_password(tx, player, version, hash).await? {
+        return Ok(false);
     }
-    Ok(())
-}
-
-/// A disabled account's credentials (and logins) are refused with this, so that
-/// its owner learns why rather than retrying.
-pub(super) fn account_disabled() -> ApiError {
-    ApiError::forbidden("account_disabled", "This account was disabled by an admin.")
-}
-
-fn name_taken() -> ApiError {
-    ApiError::conflict("name_taken", "That name is already taken.")
-}
-
-pub(super) fn player_not_found() -> ApiError {
-    ApiError::not_found("player_not_found", "No player has that name.")
+    if revoke_api_tokens {
+        store::auth::revoke_all_api_tokens(tx, player, now).await?;
+    }
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -6,21 +6,64 @@
 //! stop working, and the old name stays reserved (as a hash) so that nobody
 //! can take it over and be mistaken for the person who left.
 
-use sha2::{Digest, Sha256};
+use std::sync::Arc;
+
+use sea_orm::DatabaseConnection;
 use uuid::Uuid;
 
-use super::lifecycle::{ACTIVE, WAITING};
-use super::timing::FORFEITED;
-use super::{Service, with_retry};
 use crate::auth::AuthenticatedPlayer;
-use crate::errors::ApiError;
+use crate::service::accounts::{Accounts, retired_key};
+use crate::service::clock::Clock;
+use crate::service::clubs::Clubs;
+use crate::service::error::{Error, Result};
+use crate::service::folds::Folds;
+use crate::service::hub::Hub;
+use crate::service::lifecycle::{ACTIVE, WAITING};
+use crate::service::lobby::Lobby;
+use crate::service::presence::Presence;
+use crate::service::timing::FORFEITED;
+use crate::service::tournaments::Tournaments;
+use crate::service::tx::transaction;
 use crate::store;
 
-/// The name key a deleted account holds in place of its name's: a character
-/// no name has, then the start of the name key's SHA-256 (the column holds 32).
-pub(super) fn retired_key(name_key: &str) -> String {
-    let digest = hex::encode(Sha256::digest(name_key.as_bytes()));
-    format!("~{}", &digest[..31])
+/// Deleting one's own account.
+pub struct Deletion {
+    db: DatabaseConnection,
+    clock: Arc<dyn Clock>,
+    hub: Arc<Hub>,
+    accounts: Arc<Accounts>,
+    lobby: Arc<Lobby>,
+    presence: Arc<Presence>,
+    clubs: Arc<Clubs>,
+    tournaments: Arc<Tournaments>,
+    folds: Arc<Folds>,
+}
+
+impl Deletion {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        db: DatabaseConnection,
+        clock: Arc<dyn Clock>,
+        hub: Arc<Hub>,
+        accounts: Arc<Accounts>,
+        lobby: Arc<Lobby>,
+        presence: Arc<Presence>,
+        clubs: Arc<Clubs>,
+        tournaments: Arc<Tournaments>,
+        folds: Arc<Folds>,
+    ) -> Self {
+        Self {
+            db,
+            clock,
+            hub,
+            accounts,
+            lobby,
+            presence,
+            clubs,
+            tournaments,
+            folds,
+        }
+    }
 }
 
 /// The name a deleted account is shown under: not a name anyone can register
@@ -30,7 +73,7 @@ fn anonymous_name(id: Uuid) -> String {
     format!("deleted.{}", &hex[hex.len() - 12..])
 }
 
-impl Service {
+impl Deletion {
     /// Deletes the caller's account after checking its password: resigns its
     /// seats in active matches and leaves (or, owning one nobody else sits
     /// in, cancels) its waiting ones, then anonymises the row and removes what
@@ -40,59 +83,58 @@ impl Service {
         &self,
         me: &AuthenticatedPlayer,
         password: &str,
-    ) -> Result<(), ApiError> {
-        let found = store::credentials_by_id(&self.db, me.id)
+    ) -> Result<(), Error> {
+        let found = store::auth::credentials_by_id(&self.db, me.id)
             .await?
             .filter(|p| p.deleted_at.is_none())
-            .ok_or_else(|| ApiError::unauthorized("invalid_token", "The player does not exist."))?;
+            .ok_or_else(|| {
+                Error::unauthorized("invalid_token", "The player does not exist.")
+                    .arg("reason", "unknown_player")
+            })?;
         if !self
+            .accounts
             .passwords
             .verify(password, &found.password_hash)
             .await?
         {
-            return Err(ApiError::forbidden(
-                "wrong_password",
-                "The password is wrong.",
-            ));
+            return Err(Error::forbidden("wrong_password", "The password is wrong."));
         }
         // The tournaments first, each under its lock as a withdrawal is, so
         // that no round seats the account once it has left its matches; then
         // the matches. Should this stop half-way, the account still stands
         // and deleting it again finishes the work.
-        for id in store::open_tournaments_of(&self.db, me.id).await? {
-            match self.withdraw_from_tournament(me, id).await {
+        for id in store::tournaments::open_tournaments_of(&self.db, me.id).await? {
+            match self.tournaments.withdraw_from_tournament(me, id).await {
                 Ok(_) => {}
                 // It ended or the entry went meanwhile: nothing left to do.
-                Err(e) if e.status == actix_web::http::StatusCode::CONFLICT => {}
+                Err(e) if e.is_conflict() => {}
                 Err(e) => return Err(e),
             }
         }
-        for id in store::open_matches_of(&self.db, me.id).await? {
+        for id in store::deletion::open_matches_of(&self.db, me.id).await? {
             self.leave_for_deletion(me, id).await?;
         }
         // Its finished matches' ratings first, so none comes back once the
         // account's ratings are gone.
-        self.settle_finishes().await?;
+        self.folds.settle_finishes().await?;
         let now = self.clock.now();
         let name = anonymous_name(me.id);
         let key = retired_key(&found.name_key);
-        with_retry!(async {
-            let tx = store::begin_write(&self.db).await?;
-            if !store::anonymise_player(&tx, me.id, &name, &key, now).await? {
-                return Err(ApiError::unauthorized(
-                    "invalid_token",
-                    "The player does not exist.",
-                ));
+        transaction!(&self.db, |tx| {
+            if !store::deletion::anonymise_player(tx, me.id, &name, &key, now).await? {
+                return Err(
+                    Error::unauthorized("invalid_token", "The player does not exist.")
+                        .arg("reason", "unknown_player"),
+                );
             }
-            store::revoke_all_api_tokens(&tx, me.id, now).await?;
-            store::remove_account_leftovers(&tx, me.id, now).await?;
-            store::erase_messages_of(&tx, me.id, now).await?;
-            self.leave_clubs_for_deletion(&tx, me.id).await?;
-            tx.commit().await?;
-            Ok::<_, ApiError>(())
+            store::auth::revoke_all_api_tokens(tx, me.id, now).await?;
+            store::deletion::remove_account_leftovers(tx, me.id, now).await?;
+            store::deletion::erase_messages_of(tx, me.id, now).await?;
+            self.clubs.leave_clubs_for_deletion(tx, me.id).await?;
+            Ok::<_, Error>(())
         })?;
-        self.credentials.clear();
-        self.snapshots.forget_player(Some(me.id));
+        self.accounts.credentials.clear();
+        self.accounts.forget_player(Some(me.id));
         self.hub.credentials_changed(me.id);
         tracing::info!(player.id = %me.id, "account deleted");
         Ok(())
@@ -103,22 +145,22 @@ impl Service {
     /// passing to the next person seated), cancelling a waiting match it owns
     /// without a seat. A match that moved on meanwhile (it finished, or the
     /// seat already forfeited) needs nothing.
-    async fn leave_for_deletion(&self, me: &AuthenticatedPlayer, id: Uuid) -> Result<(), ApiError> {
-        let Some(m) = store::match_by_id(&self.db, id).await? else {
+    async fn leave_for_deletion(&self, me: &AuthenticatedPlayer, id: Uuid) -> Result<(), Error> {
+        let Some(m) = store::matches::match_by_id(&self.db, id).await? else {
             return Ok(());
         };
-        let seats = store::seats_of(&self.db, id).await?;
+        let seats = store::matches::seats_of(&self.db, id).await?;
         let seat = seats.iter().find(|s| s.player_id == me.id);
         let done = match (m.status.as_str(), seat) {
-            (ACTIVE, Some(s)) if s.presence != FORFEITED => self.resign(me, id).await,
-            (WAITING, Some(_)) => self.leave_match(me, id).await,
-            (WAITING, None) if m.owner_id == Some(me.id) => self.cancel_match(me, id).await,
+            (ACTIVE, Some(s)) if s.presence != FORFEITED => self.presence.resign(me, id).await,
+            (WAITING, Some(_)) => self.lobby.leave_match(me, id).await,
+            (WAITING, None) if m.owner_id == Some(me.id) => self.lobby.cancel_match(me, id).await,
             _ => return Ok(()),
         };
         match done {
             Ok(_) => Ok(()),
             // Raced with the match's own progress: it no longer holds the seat.
-            Err(e) if e.status == actix_web::http::StatusCode::CONFLICT => Ok(()),
+            Err(e) if e.is_conflict() => Ok(()),
             Err(e) => Err(e),
         }
     }
