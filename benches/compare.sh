@@ -98,10 +98,14 @@ start_server() {
   local db=$1 log=$2 url
   case $db in *://*) url=$db ;; *) url=$PG_URL/$db ;; esac
   # RATE_LIMIT_MOVES_PER_MIN=0: the load generator plays every seat from one
-  # address, far past the move limits meant for real clients.
+  # address, far past the move limits meant for real clients; for the same
+  # reason it creates matches past the creation rate and the waiting cap, and
+  # registers and logs in its players (hundreds a drive) past the logins a
+  # minute one address may make: its setup is not what the limits are for.
   # shellcheck disable=SC2086
   env ${SERVER_ENV:-} DATABASE_URL="$url" \
     JWT_SECRET=load-bench-secret-load-bench-secret-0123 RATE_LIMIT_MOVES_PER_MIN=0 \
+    RATE_LIMIT_MATCHES_PER_MIN=0 MAX_WAITING_MATCHES=0 RATE_LIMIT_AUTH_PER_MIN=0 \
     HOST=127.0.0.1 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
     "$WORK/sealed-orders" >"$log" 2>&1 &
   SERVER_PID=$!

@@ -46,7 +46,8 @@ cp "$(executable load)" "$WORK/load"
 echo "commit $(git rev-parse --short HEAD), $(nproc) cores, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
 psql_admin -c "CREATE DATABASE $DB"
 DATABASE_URL="$PG_URL/$DB" JWT_SECRET=memory-bench-secret-memory-bench-secret-01 \
-  RATE_LIMIT_AUTH_PER_MIN=0 RATE_LIMIT_MOVES_PER_MIN=0 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
+  RATE_LIMIT_AUTH_PER_MIN=0 RATE_LIMIT_MOVES_PER_MIN=0 \
+  RATE_LIMIT_MATCHES_PER_MIN=0 MAX_WAITING_MATCHES=0 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
   "$WORK/sealed-orders" >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
