@@ -173,7 +173,10 @@ impl Feed {
             let _ = self.batches.send(Arc::new(batch));
             at = to;
             if !full {
-                let settled = self.settled.settled_tx().await?;
+                // The watermark the read used, not a newer one: an event that
+                // settled after the read and is above this one still counts
+                // as pending, so the feed reads again instead of waiting for a
+                // wake-up that came already.
                 let pending = store::streams::log_pending(&self.db, at, settled).await?;
                 return Ok((at, pending));
             }

@@ -127,13 +127,14 @@ impl LobbyFeed {
         }
     }
 
-    /// The settled lobby events after `after`, with their matches' summaries.
+    /// The lobby events after `after` settled below `settled`, with their
+    /// matches' summaries.
     async fn read_after(
         &self,
         after: StreamPosition,
         limit: u64,
+        settled: Option<i64>,
     ) -> Result<Vec<(events::Model, LobbyEventResponse)>, Error> {
-        let settled = self.settled.settled_tx().await?;
         let rows = store::streams::lobby_events_after(
             &self.db,
             &LOBBY_KINDS,
@@ -189,7 +190,8 @@ impl LobbyFeed {
             })?,
             None => StreamPosition { tx: -1, id: 0 },
         };
-        let mut rows = self.read_after(after, limit + 1).await?;
+        let settled = self.settled.settled_tx().await?;
+        let mut rows = self.read_after(after, limit + 1, settled).await?;
         let more = rows.len() as u64 > limit;
         rows.truncate(limit as usize);
         let next_cursor = if more {
@@ -252,8 +254,9 @@ impl LobbyFeed {
             Some(at) => at,
             None => store::streams::stream_head(&self.db).await?,
         };
-        loop {
-            let rows = self.read_after(at, PAGE).await?;
+        let settled = loop {
+            let settled = self.settled.settled_tx().await?;
+            let rows = self.read_after(at, PAGE, settled).await?;
             for (e, r) in &rows {
                 let item = Self::item(e, r)?;
                 at = item.at;
@@ -261,10 +264,12 @@ impl LobbyFeed {
             }
             *head = Some(at);
             if (rows.len() as u64) < PAGE {
-                break;
+                break settled;
             }
-        }
-        let settled = self.settled.settled_tx().await?;
+        };
+        // Pending by the watermark the last read used: an event that settled
+        // since is above it, so the feed reads again for it rather than wait
+        // for a wake-up it already took.
         Ok(store::streams::lobby_events_pending(
             &self.db,
             &LOBBY_KINDS,
@@ -314,7 +319,8 @@ impl LobbyFeed {
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<bool, Error> {
         loop {
-            let rows = self.read_after(*at, PAGE).await?;
+            let settled = self.settled.settled_tx().await?;
+            let rows = self.read_after(*at, PAGE, settled).await?;
             for (e, r) in &rows {
                 let item = Self::item(e, r)?;
                 *at = item.at;
