@@ -253,8 +253,6 @@ impl Application {
         // transaction at a time across replicas (see `service::folds`).
         let folder = services.folds.clone();
         tokio::spawn(async move { folder.run_folder().await });
-        let lobby_feed = services.lobby_feed.clone();
-        tokio::spawn(async move { lobby_feed.run_feed().await });
         // Across replicas (Postgres): wake-ups go out as NOTIFY after commit and
         // come in through LISTEN.
         if settings.database_kind()? == DatabaseKind::Postgres {

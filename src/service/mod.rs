@@ -16,7 +16,7 @@
 //! - [`moves::Moves`]: a submitted move, exactly once.
 //! - [`presence::Presence`], [`deadlines::Deadlines`]: absence, resignation, time-outs.
 //! - [`chat::Chat`], [`replay::Replays`], [`streams::Streams`]: talk, bundles, live events;
-//!   [`streams::lobby::LobbyFeed`]: the lobby's changes, read once for every stream.
+//!   [`streams::lobby::LobbyFeed`]: the lobby's changes, relayed from the log's one read.
 //! - [`accounts::Accounts`], [`tokens::Tokens`], [`deletion::Deletion`]: players and their credentials;
 //!   [`oauth::OAuth`]: tokens for third-party front ends, by consent (OAuth 2 with PKCE).
 //! - [`folds::Folds`], [`ratings::Ratings`], [`stats::Stats`], [`clubs::Clubs`],
@@ -297,13 +297,6 @@ impl Services {
             positions.clone(),
         ));
         let settled = Arc::new(settled::Settled::new(db.clone()));
-        let lobby_feed = Arc::new(streams::lobby::LobbyFeed::new(
-            db.clone(),
-            hub.clone(),
-            policy.clone(),
-            reads.clone(),
-            settled.clone(),
-        ));
         let streams = Arc::new(streams::Streams::new(
             db.clone(),
             clock.clone(),
@@ -312,6 +305,15 @@ impl Services {
             chat.clone(),
             reads.clone(),
             settled.clone(),
+        ));
+        // The lobby relays from the streams' one read of the event log.
+        let lobby_feed = Arc::new(streams::lobby::LobbyFeed::new(
+            db.clone(),
+            hub.clone(),
+            policy.clone(),
+            reads.clone(),
+            settled.clone(),
+            streams.feed(),
         ));
         let tokens = Arc::new(tokens::Tokens::new(
             db.clone(),

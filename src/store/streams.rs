@@ -249,30 +249,6 @@ pub async fn lobby_events_after(
         .await
 }
 
-/// Whether the lobby has events after `after` that are committed but not yet
-/// settled (Postgres; never on SQLite).
-pub async fn lobby_events_pending(
-    db: &impl ConnectionTrait,
-    kinds: &[&str],
-    listed: &super::matches::Listed,
-    after: StreamPosition,
-    settled: Option<i64>,
-) -> Result<bool, DbErr> {
-    let Some(settled) = settled else {
-        return Ok(false);
-    };
-    Ok(lobby_events(kinds, listed)
-        .select_only()
-        .column(events::Column::Id)
-        .filter(after_position(after))
-        .filter(events::Column::Tx.gte(settled))
-        .limit(1)
-        .into_tuple::<i64>()
-        .one(db)
-        .await?
-        .is_some())
-}
-
 fn lobby_events(
     kinds: &[&str],
     listed: &super::matches::Listed,

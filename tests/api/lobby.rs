@@ -39,10 +39,25 @@ fn open(
     last_event_id: Option<&str>,
     done: impl Fn(&str) -> bool + Send + 'static,
 ) -> tokio::task::JoinHandle<String> {
-    let (client, url) = (app.client.clone(), app.url("/api/v1/lobby/events"));
-    let last = last_event_id.map(str::to_owned);
+    open_stream(app, "/api/v1/lobby/events", None, last_event_id, done)
+}
+
+/// Opens the stream at `path` and reads it until `done` holds of its text (or
+/// it is quiet for ten seconds).
+fn open_stream(
+    app: &TestApp,
+    path: &str,
+    token: Option<&str>,
+    last_event_id: Option<&str>,
+    done: impl Fn(&str) -> bool + Send + 'static,
+) -> tokio::task::JoinHandle<String> {
+    let (client, url) = (app.client.clone(), app.url(path));
+    let (last, token) = (last_event_id.map(str::to_owned), token.map(str::to_owned));
     tokio::spawn(async move {
         let mut req = client.get(url).header("accept", "text/event-stream");
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
         if let Some(l) = last {
             req = req.header("last-event-id", l);
         }
@@ -219,4 +234,59 @@ async fn a_lobby_stream_refuses_a_position_it_never_gave() {
     app.get("/api/v1/lobby/events?cursor=nonsense", None)
         .await
         .problem(400, "invalid_cursor");
+}
+
+#[tokio::test]
+async fn the_lobby_shares_the_logs_feed_with_player_streams_and_comes_back_after_its_listeners_left()
+ {
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    // A player stream keeps the log's feed reading throughout.
+    let player_stream = open_stream(
+        &app,
+        "/api/v1/players/me/events",
+        Some(&players[0].token),
+        None,
+        |t| t.matches("event: player_joined").count() >= 3,
+    );
+    let first = open(&app, None, |t| t.contains("event: player_joined"));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let one = new_match(&app, &players[0], json!({"seats": 3})).await;
+    let text = first.await.expect("reader");
+    assert!(text.contains(&one), "{text}");
+
+    // Its only listener gone, the lobby's relay stops at the next batch; a
+    // match then joined is no frame for anybody.
+    app.post(
+        &format!("/api/v1/matches/{one}/join"),
+        Some(&players[1].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // A new stream from now hears what comes next. (On Postgres "now" is the
+    // settle watermark, so the join just before may come too: a stream that
+    // starts never loses an event, and may carry one committed just before.)
+    let second = open(&app, None, |t| t.contains("event: match_started"));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    app.post(
+        &format!("/api/v1/matches/{one}/join"),
+        Some(&players[2].token),
+        &json!({}),
+    )
+    .await
+    .expect(200);
+    let seen = frames(&second.await.expect("reader"));
+    let kinds: Vec<&str> = seen.iter().map(|(_, k, _)| k.as_str()).collect();
+    assert!(
+        kinds.ends_with(&["player_joined", "match_started"]) && kinds.len() <= 3,
+        "{seen:?}"
+    );
+    assert!(seen.iter().all(|(_, _, d)| d["match_id"] == one.as_str()));
+
+    // The player stream heard all three joins meanwhile.
+    let text = player_stream.await.expect("player stream");
+    assert_eq!(text.matches("event: player_joined").count(), 3, "{text}");
 }

@@ -1,4 +1,5 @@
-//! One read of the event log for every player stream of this process.
+//! One read of the event log for every stream of this process: the player
+//! streams filter its batches, and the lobby relays its part of them.
 //!
 //! A player's stream used to read the log itself at every commit of one of its
 //! matches: three queries per stream per commit, so that sixteen streams cut
@@ -40,7 +41,7 @@ const BACKLOG: usize = 256;
 
 /// Settled events of the log, in stream order, with who followed their matches
 /// when they were read.
-pub(super) struct Batch {
+pub(in crate::service) struct Batch {
     /// The position the batch follows: every event after it up to `to` is here.
     pub from: StreamPosition,
     /// The position of its last event.
@@ -68,7 +69,7 @@ impl Batch {
     }
 }
 
-pub(super) struct Feed {
+pub(in crate::service) struct Feed {
     db: DatabaseConnection,
     clock: Arc<dyn Clock>,
     hub: Arc<Hub>,

@@ -1,24 +1,26 @@
 //! The lobby: public matches appearing, filling, starting and being cancelled,
 //! as a page or a stream that resumes from `Last-Event-ID`.
 //!
-//! The lobby is the same for every reader, so a replica reads it once for all
-//! its lobby streams: one feed task reads what is new after each wake-up (one
-//! query per batch of commits, none while nobody listens) and broadcasts it
-//! serialised; a stream reads the database itself only to catch up from where
-//! its client resumes, or after it fell behind the broadcast.
+//! The lobby is the same for every reader, so a replica serialises it once for
+//! all its lobby streams. It reads no log of its own: a relay takes the lobby's
+//! events from the batches of the process's one read of the event log (the
+//! player streams' feed), adds their matches' summaries (one read per batch
+//! that has any) and broadcasts the frames, while any lobby stream listens. A
+//! stream reads the database itself only to catch up from where its client
+//! resumes, or after it fell behind the broadcast.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{Mutex, broadcast, mpsc};
 use utoipa::ToSchema;
 use uuid::Uuid;
 
+use super::feed::{Batch, Feed};
 use super::{KEEPALIVE, PAGE, RETRY_MS, SHUTDOWN_RETRY_MS, StreamFrame, bad_last_event_id};
 use crate::service::error::{Error, Result};
 use crate::service::hub::Hub;
@@ -96,25 +98,28 @@ fn parse_position(s: &str) -> Option<StreamPosition> {
     })
 }
 
-/// The lobby as pages and streams, fed by one read per batch of commits.
+/// The lobby as pages and streams, relayed from the log's one feed.
 pub struct LobbyFeed {
     db: DatabaseConnection,
     hub: Arc<Hub>,
     policy: Arc<Policy>,
     reads: Arc<Reads>,
     settled: Arc<Settled>,
+    /// The one read of the log this process makes for all its streams.
+    feed: Arc<Feed>,
     items: broadcast::Sender<Item>,
-    /// Where the feed has read to; `None` while nobody listens.
-    head: Mutex<Option<StreamPosition>>,
+    /// Whether the relay runs: it does while any lobby stream listens.
+    relay: Mutex<bool>,
 }
 
 impl LobbyFeed {
-    pub fn new(
+    pub(in crate::service) fn new(
         db: DatabaseConnection,
         hub: Arc<Hub>,
         policy: Arc<Policy>,
         reads: Arc<Reads>,
         settled: Arc<Settled>,
+        feed: Arc<Feed>,
     ) -> Self {
         Self {
             db,
@@ -122,8 +127,9 @@ impl LobbyFeed {
             policy,
             reads,
             settled,
+            feed,
             items: broadcast::channel(BROADCAST).0,
-            head: Mutex::new(None),
+            relay: Mutex::new(false),
         }
     }
 
@@ -144,6 +150,18 @@ impl LobbyFeed {
             settled,
         )
         .await?;
+        self.with_summaries(rows).await
+    }
+
+    /// Lobby events with their matches' summaries as a list shows them now;
+    /// an event of a match the lobby does not list (any more) is left out.
+    async fn with_summaries(
+        &self,
+        rows: Vec<events::Model>,
+    ) -> Result<Vec<(events::Model, LobbyEventResponse)>, Error> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
         let mut ids: Vec<Uuid> = rows.iter().map(|e| e.match_id).collect();
         ids.sort();
         ids.dedup();
@@ -206,90 +224,110 @@ impl LobbyFeed {
         })
     }
 
-    /// Reads what is new for every stream of this replica, after each batch of
-    /// wake-ups, while any stream listens. Runs until shutdown.
-    pub async fn run_feed(&self) {
-        let mut wakes = self.hub.subscribe();
-        let mut stop = self.hub.shutdown_signal();
-        // When to read again without a wake-up: soon while events are
-        // committed but unsettled (Postgres), a while after a failed read.
-        let mut again: Option<Duration> = None;
-        loop {
-            let wait = again.unwrap_or(Duration::from_secs(3600));
-            tokio::select! {
-                w = wakes.recv() => if let Err(RecvError::Closed) = w { return },
-                _ = tokio::time::sleep(wait) => {}
-                _ = stop.changed() => return,
-            }
-            // One read answers every wake-up already queued.
-            loop {
-                match wakes.try_recv() {
-                    Ok(_) | Err(TryRecvError::Lagged(_)) => continue,
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Closed) => return,
-                }
-            }
-            again = match self.read_on().await {
-                Ok(true) => Some(Duration::from_millis(50)),
-                Ok(false) => None,
-                Err(e) => {
-                    tracing::warn!(error = %e, "reading the lobby failed; trying again");
-                    Some(Duration::from_secs(1))
-                }
-            };
+    /// A receiver of the lobby's frames, from now on. The first one starts the
+    /// relay, under the lock its end is decided under, so a relay that is
+    /// about to stop for want of listeners cannot leave this one unheard.
+    async fn subscribe(self: &Arc<Self>) -> Result<broadcast::Receiver<Item>, Error> {
+        let mut running = self.relay.lock().await;
+        let rx = self.items.subscribe();
+        if !*running {
+            // Subscribed to the log's batches and placed at the head of the
+            // log before the stream catches up, so nothing falls between.
+            let batches = self.feed.subscribe();
+            let at = store::streams::stream_head(&self.db).await?;
+            *running = true;
+            let this = self.clone();
+            tokio::spawn(async move { this.run_relay(batches, at).await });
         }
+        Ok(rx)
     }
 
-    /// Broadcasts the lobby's settled events after the feed's head: whether
-    /// some are committed but not settled yet.
-    async fn read_on(&self) -> Result<bool, Error> {
-        let mut head = self.head.lock().await;
-        // Nobody listens: nothing is read, and the next stream starts the feed
-        // afresh (see `subscribe`).
-        if self.items.receiver_count() == 0 {
-            *head = None;
-            return Ok(false);
+    /// Turns the batches of the log's one feed into the lobby's frames, while
+    /// any lobby stream listens: the lobby events of each batch, with their
+    /// matches' summaries (which also tell which matches the lobby lists), in
+    /// one read per batch that has any. Where it missed batches it reads the
+    /// database for what they held.
+    async fn run_relay(
+        &self,
+        mut batches: broadcast::Receiver<Arc<Batch>>,
+        mut at: StreamPosition,
+    ) {
+        let mut stop = self.hub.shutdown_signal();
+        loop {
+            let batch = tokio::select! {
+                b = batches.recv() => match b {
+                    Ok(batch) => Some(batch),
+                    Err(RecvError::Lagged(_)) => None,
+                    Err(RecvError::Closed) => break,
+                },
+                // A quiet log still lets the relay notice its listeners left.
+                _ = tokio::time::sleep(KEEPALIVE) => {
+                    if self.stop_when_unheard().await {
+                        return;
+                    }
+                    continue;
+                }
+                _ = stop.changed() => break,
+            };
+            let relayed = match batch {
+                Some(batch) if batch.from <= at => self.relay_batch(&batch, &mut at).await,
+                // Batches went by unseen (lag, or the feed restarted at the
+                // head of the log): the database has what they held.
+                _ => self.fill(&mut at).await,
+            };
+            if let Err(e) = relayed {
+                // The next batch finds the gap and fills it from the database.
+                tracing::warn!(error = %e, "relaying the lobby failed");
+            }
+            if self.stop_when_unheard().await {
+                return;
+            }
         }
-        let mut at = match *head {
-            Some(at) => at,
-            None => store::streams::stream_head(&self.db).await?,
-        };
-        let settled = loop {
+        *self.relay.lock().await = false;
+    }
+
+    /// Whether the relay stopped because no lobby stream listens any more.
+    async fn stop_when_unheard(&self) -> bool {
+        let mut running = self.relay.lock().await;
+        if self.items.receiver_count() == 0 {
+            *running = false;
+            return true;
+        }
+        false
+    }
+
+    async fn relay_batch(&self, batch: &Batch, at: &mut StreamPosition) -> Result<(), Error> {
+        let lobby: Vec<events::Model> = batch
+            .events
+            .iter()
+            .filter(|e| {
+                StreamPosition { tx: e.tx, id: e.id } > *at
+                    && e.audience_seat.is_none()
+                    && LOBBY_KINDS.contains(&e.kind.as_str())
+            })
+            .cloned()
+            .collect();
+        for (e, r) in self.with_summaries(lobby).await? {
+            let _ = self.items.send(Self::item(&e, &r)?);
+        }
+        *at = (*at).max(batch.to);
+        Ok(())
+    }
+
+    /// Relays the lobby's settled events after `at` from the database.
+    async fn fill(&self, at: &mut StreamPosition) -> Result<(), Error> {
+        loop {
             let settled = self.settled.settled_tx().await?;
-            let rows = self.read_after(at, PAGE, settled).await?;
+            let rows = self.read_after(*at, PAGE, settled).await?;
             for (e, r) in &rows {
                 let item = Self::item(e, r)?;
-                at = item.at;
+                *at = item.at;
                 let _ = self.items.send(item);
             }
-            *head = Some(at);
             if (rows.len() as u64) < PAGE {
-                break settled;
+                return Ok(());
             }
-        };
-        // Pending by the watermark the last read used: an event that settled
-        // since is above it, so the feed reads again for it rather than wait
-        // for a wake-up it already took.
-        Ok(store::streams::lobby_events_pending(
-            &self.db,
-            &LOBBY_KINDS,
-            &self.policy.lobby(),
-            at,
-            settled,
-        )
-        .await?)
-    }
-
-    /// A receiver of the feed, which from now on reads for it. Under the
-    /// head's lock, so the feed cannot take itself for unheard meanwhile; a
-    /// feed nobody listened to starts where the log stands now, and the new
-    /// stream catches up to there from the database.
-    async fn subscribe(&self) -> Result<broadcast::Receiver<Item>, Error> {
-        let mut head = self.head.lock().await;
-        if head.is_none() {
-            *head = Some(store::streams::stream_head(&self.db).await?);
         }
-        Ok(self.items.subscribe())
     }
 
     /// The lobby as a stream: from `last_event_id` (from now without one).
@@ -335,7 +373,7 @@ impl LobbyFeed {
     }
 
     async fn run_stream(
-        &self,
+        self: &Arc<Self>,
         mut at: StreamPosition,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), Error> {

@@ -4,7 +4,7 @@
 //! position is an event id; a player's stream crosses matches and is ordered by
 //! (writing transaction, id), which it writes as `tx.id`.
 
-mod feed;
+pub(in crate::service) mod feed;
 pub mod lobby;
 mod matches;
 mod players;
@@ -68,6 +68,11 @@ impl Streams {
             settled,
             feed,
         }
+    }
+
+    /// The process's one read of the log, which the lobby relays from too.
+    pub(in crate::service) fn feed(&self) -> Arc<feed::Feed> {
+        self.feed.clone()
     }
 }
 
