@@ -10,6 +10,14 @@ use uuid::Uuid;
 
 use super::entities::{match_invitations, matches};
 
+/// What makes an invitation stand at `now`: pending (not accepted, declined or
+/// withdrawn) and not expired. One definition for every read that asks.
+fn standing(now: DateTime<Utc>) -> Condition {
+    Condition::all()
+        .add(match_invitations::Column::Status.eq("pending"))
+        .add(match_invitations::Column::ExpiresAt.gt(now))
+}
+
 /// The invitation of `player` to a match that still stands: pending and not
 /// expired by `now`. (Once accepted, the seat is what counts.)
 pub async fn live_invitation(
@@ -19,8 +27,7 @@ pub async fn live_invitation(
     now: DateTime<Utc>,
 ) -> Result<Option<match_invitations::Model>, DbErr> {
     match_invitations::Entity::find_by_id((match_id, player))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .one(db)
         .await
 }
@@ -33,8 +40,7 @@ pub fn invited_matches(player: Uuid, now: DateTime<Utc>) -> sea_orm::sea_query::
         .select_only()
         .column(match_invitations::Column::MatchId)
         .filter(match_invitations::Column::PlayerId.eq(player))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .into_query()
 }
 
@@ -49,8 +55,7 @@ pub fn invited_players(
         .select_only()
         .column(match_invitations::Column::PlayerId)
         .filter(match_invitations::Column::MatchId.is_in(matches))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .into_query()
 }
 
@@ -82,8 +87,7 @@ pub async fn invitees_of(
         .column(match_invitations::Column::MatchId)
         .column(match_invitations::Column::PlayerId)
         .filter(match_invitations::Column::MatchId.is_in(matches))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .into_tuple()
         .all(db)
         .await
@@ -155,8 +159,7 @@ pub async fn pending_invitations_of(
 ) -> Result<Vec<match_invitations::Model>, DbErr> {
     match_invitations::Entity::find()
         .filter(match_invitations::Column::PlayerId.eq(player))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .order_by_asc(match_invitations::Column::ExpiresAt)
         .order_by_asc(match_invitations::Column::MatchId)
         .limit(limit)
@@ -221,8 +224,7 @@ pub async fn count_standing_sent(
         .to_owned();
     match_invitations::Entity::find()
         .filter(match_invitations::Column::InvitedBy.eq(sender))
-        .filter(match_invitations::Column::Status.eq("pending"))
-        .filter(match_invitations::Column::ExpiresAt.gt(now))
+        .filter(standing(now))
         .filter(match_invitations::Column::MatchId.in_subquery(waiting))
         .count(db)
         .await
