@@ -57,6 +57,7 @@ mod contract;
         (name = "notifications", description = "Your address and what you are told by mail: turns, digests, reminders, invitations; one-click unsubscribe."),
         (name = "admin", description = "Moderation, for admins: disabled accounts, cancelled matches, the audit log."),
     ),
+    components(schemas(crate::service::options::TimeControl)),
     modifiers(&Security),
 )]
 pub struct ApiDoc;
@@ -451,10 +452,16 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                     seconds("Seconds each awaited seat has for a move; none by default."),
                 );
                 props.insert(
+                    "time_control".into(),
+                    json!({"oneOf": [{"$ref": "#/components/schemas/TimeControl"}, {"type": "null"}],
+                        "default": null,
+                        "description": "The match's clock: a bank of thinking time per seat, or seconds per move (the same as move_time_limit; give one of the two). None by default."}),
+                );
+                props.insert(
                     "timeout_policy".into(),
                     json!({"oneOf": [{"type": "string", "enum": ["bot", "forfeit"]}, {"type": "null"}],
                         "default": null,
-                        "description": "With a move_time_limit: `bot` (the default: a bot moves for a seat whose time ran out, which is then absent) or `forfeit`."}),
+                        "description": "With a move_time_limit or a time_control: `bot` (the default: a bot moves for a seat whose time ran out, which is then absent) or `forfeit`."}),
                 );
                 props.insert(
                     "absent_move_time_limit".into(),

@@ -42,6 +42,7 @@ mod m20261201_100001_add_inviter_indexes;
 mod m20261201_100001_create_notifications;
 mod m20261202_100001_add_chat_scope;
 mod m20261202_100002_create_oauth_codes;
+mod m20261203_100001_add_time_banks;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -113,6 +114,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_100001_create_notifications::Migration),
             Box::new(m20261202_100001_add_chat_scope::Migration),
             Box::new(m20261202_100002_create_oauth_codes::Migration),
+            Box::new(m20261203_100001_add_time_banks::Migration),
         ]
     }
 }

@@ -36,8 +36,8 @@ pub struct CreateTournamentRequest {
     #[schema(minimum = 1, maximum = 50)]
     pub rounds: Option<i64>,
     /// The options of every match, as in `POST /matches`: the game's own and
-    /// the service's (`rated`, `move_time_limit`, `timeout_policy`,
-    /// `absent_move_time_limit`); no `position`.
+    /// the service's (`rated`, `move_time_limit` or `time_control`,
+    /// `timeout_policy`, `absent_move_time_limit`); no `position`.
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
     /// The most entrants: from the game's fewest seats (at least 2) to 256

@@ -163,7 +163,7 @@ impl Deadlines {
                 let player = Some(seats[i].player_id);
                 let (row, next) = self
                     .play
-                    .apply_locked(tx, &mut m, &seats, &state, seat, player, action, author)
+                    .apply_locked(tx, &mut m, &mut seats, &state, seat, player, action, author)
                     .await?;
                 self.commits.count_move(&m.game, row.completes_step);
                 current = Some(next);

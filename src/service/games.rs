@@ -122,6 +122,7 @@ impl Games {
                         "rated": true,
                         "position": null,
                         "move_time_limit": null,
+                        "time_control": null,
                         "timeout_policy": timing::POLICY_BOT,
                         "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
                     }),

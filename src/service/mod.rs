@@ -185,6 +185,7 @@ impl Services {
             games.clone(),
             records.clone(),
             policy.clone(),
+            clock.clone(),
         ));
         let positions = Arc::new(positions::Positions::new(
             db.clone(),

@@ -92,7 +92,8 @@ pub struct GameResponse {
     pub options: Value,
     /// The service options every game accepts in the same `options` object, with
     /// their defaults: `rated`; `position`; `move_time_limit` (seconds per move,
-    /// none by default); `timeout_policy` (`bot`: a bot moves for a seat whose time
+    /// none by default); `time_control` (a `TimeControl`: a bank of time per
+    /// seat, or seconds per move; none by default); `timeout_policy` (`bot`: a bot moves for a seat whose time
     /// ran out, which is then absent; `forfeit`: the seat forfeits);
     /// `absent_move_time_limit` (seconds an absent seat gets, with `bot`).
     #[schema(value_type = Object)]
@@ -123,6 +124,19 @@ pub struct SeatResponse {
     /// `present`; `absent` while a bot stands in for a player who let a deadline
     /// pass; `forfeited` once the seat resigned or forfeited on time. Null while free.
     pub presence: Option<String>,
+    /// With a bank time control: the seat's bank in whole seconds, as of this
+    /// answer (running down while the seat owes a move; once it moved in a
+    /// sealed step, what its move left it, increment included). Banks are
+    /// public, as on a chess clock. Null without a bank.
+    #[schema(example = 172800)]
+    pub bank_seconds: Option<i64>,
+    /// When the seat must have moved, while it owes a move that has a
+    /// deadline; null otherwise.
+    pub deadline: Option<DateTime<Utc>>,
+    /// Whole seconds from this answer to `deadline` (0 once it passed); null
+    /// when `deadline` is.
+    #[schema(example = 86399)]
+    pub seconds_remaining: Option<i64>,
 }
 
 /// When a seat must move by (deadlines are set by the match's options).
@@ -130,6 +144,13 @@ pub struct SeatResponse {
 pub struct Deadline {
     pub seat: usize,
     pub at: DateTime<Utc>,
+    /// Whole seconds from this answer to `at` (0 once it passed).
+    #[schema(example = 86399)]
+    pub seconds_remaining: Option<i64>,
+    /// With a bank time control: the seat's bank in whole seconds as of this
+    /// answer; null without a bank.
+    #[schema(example = 86399)]
+    pub bank_seconds: Option<i64>,
 }
 
 /// Who must act now, and what they may do.
@@ -601,6 +622,10 @@ pub struct TurnResponse {
     pub sealed: bool,
     /// When the move falls due, if it has a deadline.
     pub deadline: Option<DateTime<Utc>>,
+    /// Whole seconds from this answer to `deadline` (0 once it passed).
+    pub seconds_remaining: Option<i64>,
+    /// With a bank time control: your bank in whole seconds as of this answer.
+    pub bank_seconds: Option<i64>,
     /// When the move became owed (the start of the step).
     pub owed_since: DateTime<Utc>,
     /// True while a bot stands in for you after a missed deadline (moving, or

@@ -183,6 +183,11 @@ impl Moves {
         else {
             return Ok(None);
         };
+        if m.bank_initial_seconds.is_some() {
+            // A move of a banked match charges seat rows, which the one
+            // statement does not write.
+            return Ok(None);
+        }
         let Some(mine) = snap.seats.iter().find(|s| s.player_id == me.id) else {
             return Ok(None);
         };
@@ -474,7 +479,7 @@ impl Moves {
                     tx,
                     &mut batch,
                     &mut m,
-                    &seats,
+                    &mut seats,
                     &state,
                     seat_u,
                     Some(me.id),

@@ -3,7 +3,9 @@
 //! their policy), who may see it (public, unlisted or private; spectators or
 //! not) with its join code, and who writes in its chat.
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
 
 use crate::service::error::{Error, Result};
 use crate::service::timing::{DEFAULT_ABSENT_LIMIT, POLICY_BOT, POLICY_FORFEIT};
@@ -107,15 +109,21 @@ pub(super) struct ServiceOptions {
     pub rated: bool,
     pub position: Option<Value>,
     pub move_time_limit: Option<i32>,
+    /// The bank time control, if the match has one.
+    pub bank: Option<BankControl>,
+    /// `time_control` as given, checked and with its defaults: what the match's
+    /// options keep (a tournament creates its matches from them again).
+    pub time_control: Option<Value>,
     pub timeout_policy: Option<String>,
     pub absent_move_time_limit: Option<i32>,
 }
 
 /// The service options every game accepts, with their defaults.
-pub const SERVICE_OPTION_KEYS: [&str; 5] = [
+pub const SERVICE_OPTION_KEYS: [&str; 6] = [
     "rated",
     "position",
     "move_time_limit",
+    "time_control",
     "timeout_policy",
     "absent_move_time_limit",
 ];
@@ -160,6 +168,41 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
         Some(p) => Some(p),
     };
     let move_time_limit = seconds_option(&mut map, "move_time_limit")?;
+    let control = time_control_of(map.remove("time_control"))?;
+    if move_time_limit.is_some() && control.is_some() {
+        return Err(invalid_options(
+            "Give either move_time_limit or time_control, not both (a time_control of kind \"per_move\" is the same as move_time_limit).",
+        ));
+    }
+    let (move_time_limit, bank) = match &control {
+        Some(TimeControl::PerMove { seconds }) => (Some(*seconds), None),
+        Some(TimeControl::Bank {
+            initial_seconds,
+            increment_seconds,
+            cap_seconds,
+        }) => (
+            None,
+            Some(BankControl {
+                initial_seconds: *initial_seconds,
+                increment_seconds: increment_seconds.unwrap_or(0),
+                cap_seconds: cap_seconds.unwrap_or(MAX_BANK),
+            }),
+        ),
+        None => (move_time_limit, None),
+    };
+    let time_control = control.map(|c| match c {
+        TimeControl::PerMove { seconds } => json!({"kind": "per_move", "seconds": seconds}),
+        TimeControl::Bank { .. } => {
+            let b = bank.unwrap_or_default();
+            json!({
+                "kind": "bank",
+                "initial_seconds": b.initial_seconds,
+                "increment_seconds": b.increment_seconds,
+                "cap_seconds": b.cap_seconds,
+            })
+        }
+    });
+    let timed = move_time_limit.is_some() || bank.is_some();
     let absent_move_time_limit = seconds_option(&mut map, "absent_move_time_limit")?;
     let timeout_policy = match map.remove("timeout_policy") {
         None | Some(Value::Null) => None,
@@ -170,12 +213,12 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             ));
         }
     };
-    if move_time_limit.is_none() && (timeout_policy.is_some() || absent_move_time_limit.is_some()) {
+    if !timed && (timeout_policy.is_some() || absent_move_time_limit.is_some()) {
         return Err(invalid_options(
-            "timeout_policy and absent_move_time_limit apply only with a move_time_limit.",
+            "timeout_policy and absent_move_time_limit apply only with a move_time_limit or a time_control.",
         ));
     }
-    let timeout_policy = move_time_limit.map(|_| timeout_policy.unwrap_or(POLICY_BOT.into()));
+    let timeout_policy = timed.then(|| timeout_policy.unwrap_or(POLICY_BOT.into()));
     let absent_move_time_limit = match (&timeout_policy, absent_move_time_limit) {
         (Some(p), limit) if p == POLICY_BOT => Some(limit.unwrap_or(DEFAULT_ABSENT_LIMIT)),
         (_, Some(_)) => {
@@ -190,6 +233,8 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             rated,
             position,
             move_time_limit,
+            bank,
+            time_control,
             timeout_policy,
             absent_move_time_limit,
         },
@@ -203,3 +248,130 @@ pub const CHAT_PLAYERS: &str = "players";
 pub const CHAT_EVERYONE: &str = "everyone";
 /// No chat.
 pub const CHAT_OFF: &str = "off";
+
+/// The most a bank may start with or hold, in seconds (90 days): a
+/// correspondence league's longest "days per move" times a handful of moves.
+pub const MAX_BANK: i32 = 90 * 24 * 3600;
+
+/// A match's clock, given as `time_control` in its options.
+///
+/// `per_move` gives every awaited seat the same seconds for each move (the
+/// same as `move_time_limit`). `bank` gives each seat a bank of thinking time,
+/// as a chess clock or correspondence chess's "N days plus M per move": a seat
+/// owing a move must move before its bank runs out; the time it took (from
+/// when it was asked to its own move, in a sealed step too) is taken off its
+/// bank, then `increment_seconds` are added, up to `cap_seconds`. A seat whose
+/// bank runs out gets the match's `timeout_policy`, as with `per_move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[schema(examples(
+    json!({"kind": "bank", "initial_seconds": 259200, "increment_seconds": 86400, "cap_seconds": 604800}),
+    json!({"kind": "per_move", "seconds": 86400})
+))]
+pub enum TimeControl {
+    /// The same time for every move.
+    PerMove {
+        /// Seconds each awaited seat has for a move, 1 to 2592000 (30 days).
+        #[schema(minimum = 1, maximum = 2592000, example = 86400)]
+        seconds: i32,
+    },
+    /// A bank of thinking time per seat.
+    Bank {
+        /// Seconds each seat's bank starts with, 1 to 7776000 (90 days).
+        #[schema(minimum = 1, maximum = 7776000, example = 259200)]
+        initial_seconds: i32,
+        /// Seconds added to a seat's bank after each of its moves, 0 to
+        /// 2592000 (30 days); 0 by default.
+        #[schema(minimum = 0, maximum = 2592000, example = 86400)]
+        increment_seconds: Option<i32>,
+        /// The most a bank may hold, from `initial_seconds` to 7776000 (90
+        /// days, the default).
+        #[schema(minimum = 1, maximum = 7776000, example = 604800)]
+        cap_seconds: Option<i32>,
+    },
+}
+
+/// A checked bank time control, in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct BankControl {
+    pub initial_seconds: i32,
+    pub increment_seconds: i32,
+    pub cap_seconds: i32,
+}
+
+fn whole_seconds(
+    o: &Map<String, Value>,
+    key: &str,
+    range: std::ops::RangeInclusive<i64>,
+) -> Result<Option<i32>, Error> {
+    match o.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .filter(|s| range.contains(s))
+            .and_then(|s| i32::try_from(s).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                invalid_options(format!(
+                    "time_control.{key} is a whole number of seconds from {} to {}.",
+                    range.start(),
+                    range.end()
+                ))
+            }),
+    }
+}
+
+/// Checks the `time_control` option; the errors say which part is wrong.
+fn time_control_of(v: Option<Value>) -> Result<Option<TimeControl>, Error> {
+    let o = match v {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(o)) => o,
+        Some(_) => {
+            return Err(invalid_options(
+                "time_control is an object with a kind: {\"kind\": \"bank\", \"initial_seconds\": …} or {\"kind\": \"per_move\", \"seconds\": …}.",
+            ));
+        }
+    };
+    let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
+    let allowed: &[&str] = match kind {
+        "per_move" => &["kind", "seconds"],
+        "bank" => &[
+            "kind",
+            "initial_seconds",
+            "increment_seconds",
+            "cap_seconds",
+        ],
+        _ => {
+            return Err(invalid_options(
+                "time_control.kind is \"bank\" or \"per_move\".",
+            ));
+        }
+    };
+    if let Some(unknown) = o.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid_options(format!(
+            "time_control of kind \"{kind}\" takes {}; not {unknown}.",
+            allowed[1..].join(", ")
+        )));
+    }
+    let max_move = MAX_TIME_LIMIT;
+    let max_bank = i64::from(MAX_BANK);
+    if kind == "per_move" {
+        let seconds = whole_seconds(&o, "seconds", 1..=max_move)?
+            .ok_or_else(|| invalid_options("time_control of kind \"per_move\" needs seconds."))?;
+        return Ok(Some(TimeControl::PerMove { seconds }));
+    }
+    let initial = whole_seconds(&o, "initial_seconds", 1..=max_bank)?
+        .ok_or_else(|| invalid_options("time_control of kind \"bank\" needs initial_seconds."))?;
+    let increment = whole_seconds(&o, "increment_seconds", 0..=max_move)?;
+    let cap = whole_seconds(&o, "cap_seconds", 1..=max_bank)?;
+    if cap.is_some_and(|c| c < initial) {
+        return Err(invalid_options(
+            "time_control.cap_seconds may not be below initial_seconds: a bank would start above its cap.",
+        ));
+    }
+    Ok(Some(TimeControl::Bank {
+        initial_seconds: initial,
+        increment_seconds: increment,
+        cap_seconds: cap,
+    }))
+}

@@ -20,7 +20,7 @@ use crate::service::lifecycle::{
 };
 use crate::service::outcome::final_outcome;
 use crate::service::records::Records;
-use crate::service::timing::next_deadline;
+use crate::service::timing::{Bank, next_deadline};
 use crate::store;
 use crate::store::entities::{
     ledger, match_results, match_seats, matches, moves, round_seats, rounds,
@@ -234,9 +234,17 @@ impl Play {
             })
             .collect();
         let n = compacted.len();
-        store::matches::replace_seats(tx, m.id, compacted.clone()).await?;
+        let mut compacted = compacted;
         let state = self.games.initial_state(tx, &m, n).await?;
         let now = self.clock.now();
+        if let Some(bank) = Bank::of(&m) {
+            let awaiting = match game.progress(&state)? {
+                Progress::Active(p) => p.awaiting,
+                Progress::Finished(_) => Vec::new(),
+            };
+            bank.start(&mut compacted, &awaiting, now);
+        }
+        store::matches::replace_seats(tx, m.id, compacted.clone()).await?;
         m.seat_count = n as i32;
         m.status = ACTIVE.into();
         m.started_at = Some(now);
@@ -271,7 +279,7 @@ impl Play {
         &self,
         tx: &DatabaseTransaction,
         m: &mut matches::Model,
-        seats: &[match_seats::Model],
+        seats: &mut [match_seats::Model],
         state: &AnyState,
         seat: usize,
         player: Option<Uuid>,
@@ -297,7 +305,7 @@ impl Play {
         tx: &DatabaseTransaction,
         batch: &mut store::batch::Batch,
         m: &mut matches::Model,
-        seats: &[match_seats::Model],
+        seats: &mut [match_seats::Model],
         state: &AnyState,
         seat: usize,
         player: Option<Uuid>,
@@ -330,6 +338,17 @@ impl Play {
             store::moves::queue_reveal_moves(batch, id, false, backend);
         }
         batch.push_events(event_rows(m, &record.events, now));
+        if let Some(bank) = Bank::of(m) {
+            // Charged before the next deadline is set: it counts from the banks.
+            let next = match (t.completes_step, &outcome, game.progress(&t.state)?) {
+                (false, _, _) => None,
+                (true, None, Progress::Active(p)) => Some(p.awaiting),
+                (true, _, _) => Some(Vec::new()),
+            };
+            for i in bank.charge(seats, seat, now, next.as_deref()) {
+                batch.push_statement(store::matches::seat_bank_statement(&seats[i], backend));
+            }
+        }
         if let Some(outcome) = outcome {
             self.queue_finish(batch, backend, m, seats, &t.state, outcome, now)?;
         }

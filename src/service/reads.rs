@@ -4,12 +4,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use sea_orm::DatabaseConnection;
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::auth::AuthenticatedPlayer;
 use crate::games::Progress;
+use crate::service::clock::Clock;
 use crate::service::error::{Error, Result};
 use crate::service::games::Games;
 use crate::service::lifecycle::{ABORTED, ACTIVE, FINISHED, WAITING, forfeited_seats};
@@ -21,7 +23,7 @@ use crate::service::outcome::final_outcome;
 use crate::service::pages::{decode_cursor, encode_cursor, page_limit};
 use crate::service::records::Records;
 use crate::service::snapshots::Snapshot;
-use crate::service::timing::{PRESENT, seat_deadline};
+use crate::service::timing::{Bank, PRESENT, seat_deadline};
 use crate::service::visibility::{Access, Openness, Policy};
 use crate::store;
 use crate::store::entities::{match_seats, matches};
@@ -33,6 +35,8 @@ pub struct Reads {
     games: Arc<Games>,
     records: Arc<Records>,
     policy: Arc<Policy>,
+    /// What banks and seconds remaining are counted to.
+    clock: Arc<dyn Clock>,
 }
 
 impl Reads {
@@ -41,14 +45,33 @@ impl Reads {
         games: Arc<Games>,
         records: Arc<Records>,
         policy: Arc<Policy>,
+        clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             db,
             games,
             records,
             policy,
+            clock,
         }
     }
+}
+
+/// Whole seconds from `now` to `at`, none once it passed.
+fn seconds_until(at: DateTime<Utc>, now: DateTime<Utc>) -> i64 {
+    (at - now).num_seconds().max(0)
+}
+
+/// A seat's bank in whole seconds at `now`: running while its match is
+/// active, as last charged once it is over (an aborted match's clock stopped).
+fn bank_seconds(m: &matches::Model, seat: &match_seats::Model, now: DateTime<Utc>) -> Option<i64> {
+    let bank = Bank::of(m)?;
+    let ms = if m.status == ACTIVE {
+        bank.remaining(seat, now)
+    } else {
+        seat.bank_ms.unwrap_or(bank.initial_ms)
+    };
+    Some(ms / 1000)
 }
 
 #[derive(Default)]
@@ -75,6 +98,9 @@ fn seat_response(
         player: row.map(|s| player_ref(s.player_id)),
         bot: row.and_then(|s| s.bot.clone()),
         presence: row.map(|s| s.presence.clone()),
+        bank_seconds: None,
+        deadline: None,
+        seconds_remaining: None,
     }
 }
 
@@ -124,6 +150,9 @@ impl Reads {
         let your_seat = access.seat();
         let over = access.shows_secrets_of_setup();
         let state = &snap.state;
+        let now = self.clock.now();
+        // Each awaited seat's deadline, as the prompt and the seats show it.
+        let mut owed: Vec<(usize, DateTime<Utc>)> = Vec::new();
         let mut view = None;
         let mut prompt = None;
         let mut result = None;
@@ -142,9 +171,14 @@ impl Reads {
                         .iter()
                         .filter_map(|a| seats.iter().find(|s| s.seat as usize == *a))
                         .filter_map(|s| {
-                            seat_deadline(m, s, rule).map(|(at, _)| Deadline {
-                                seat: s.seat as usize,
-                                at,
+                            seat_deadline(m, s, rule).map(|(at, _)| {
+                                owed.push((s.seat as usize, at));
+                                Deadline {
+                                    seat: s.seat as usize,
+                                    at,
+                                    seconds_remaining: Some(seconds_until(at, now)),
+                                    bank_seconds: bank_seconds(m, s, now),
+                                }
                             })
                         })
                         .collect();
@@ -192,7 +226,17 @@ impl Reads {
             status: m.status.clone(),
             seat_count: m.seat_count as usize,
             seats: (0..m.seat_count as usize)
-                .map(|seat| seat_response(seat, seats, &player_ref))
+                .map(|seat| {
+                    let mut shown = seat_response(seat, seats, &player_ref);
+                    if let Some(row) = seats.iter().find(|s| s.seat as usize == seat) {
+                        shown.bank_seconds = bank_seconds(m, row, now);
+                    }
+                    if let Some((_, at)) = owed.iter().find(|(s, _)| *s == seat) {
+                        shown.deadline = Some(*at);
+                        shown.seconds_remaining = Some(seconds_until(*at, now));
+                    }
+                    shown
+                })
                 .collect(),
             owner: m.owner_id.map(player_ref),
             your_seat,
@@ -428,6 +472,7 @@ impl Reads {
             return Ok(Vec::new());
         };
         let rule = game.step_time_limit(&state)?;
+        let now = self.clock.now();
         Ok(seats
             .iter()
             .filter(|s| {
@@ -444,6 +489,9 @@ impl Reads {
                         kind: p.kind.clone(),
                         sealed: p.sealed,
                         deadline: seat_deadline(m, seat, rule).map(|(at, _)| at),
+                        seconds_remaining: seat_deadline(m, seat, rule)
+                            .map(|(at, _)| seconds_until(at, now)),
+                        bank_seconds: bank_seconds(m, seat, now),
                         owed_since: m.step_started_at.unwrap_or(m.updated_at),
                         absent: seat.presence != PRESENT,
                     },

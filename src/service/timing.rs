@@ -3,6 +3,10 @@
 //! limit for the step, the match's `move_time_limit` (shorter while the seat is
 //! absent), or none. Seats played by a bot or forfeited are due at once. The match
 //! row keeps only the earliest of them, which is what the poller looks for.
+//!
+//! With a bank time control each seat's deadline is when it was asked plus its
+//! bank; the bank and the instants it is charged from (asked, moved) are stored
+//! on the seat's row, so every replica, and a restarted one, derives the same.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -30,6 +34,10 @@ pub enum Due {
     Now,
 }
 
+/// The longest any deadline reaches ahead (ten years): no limit, however
+/// large, may overflow the time it is added to.
+const FURTHEST: i64 = 10 * 365 * 24 * 3600;
+
 /// When `seat` must have moved in the current step, and why; None when nothing
 /// limits it. `rule_limit` is the game's limit for the step in seconds.
 pub fn seat_deadline(
@@ -41,24 +49,124 @@ pub fn seat_deadline(
     if seat.bot.is_some() || seat.presence == FORFEITED {
         return Some((start, Due::Now));
     }
-    let own = m.move_time_limit.map(|limit| {
-        if seat.presence == ABSENT {
-            limit.min(m.absent_move_time_limit.unwrap_or(DEFAULT_ABSENT_LIMIT))
-        } else {
-            limit
+    let absent_ms = (seat.presence == ABSENT)
+        .then(|| i64::from(m.absent_move_time_limit.unwrap_or(DEFAULT_ABSENT_LIMIT)) * 1000);
+    let own = match Bank::of(m) {
+        Some(bank) => {
+            // The seat's own bank, counted from when it was asked.
+            let held = seat.bank_ms.unwrap_or(bank.initial_ms);
+            let ms = absent_ms.map_or(held, |a| held.min(a)).max(0);
+            Some(seat.asked_at.unwrap_or(start) + Duration::milliseconds(ms.min(FURTHEST * 1000)))
         }
-    });
-    let rule = rule_limit.map(|r| i64::try_from(r).unwrap_or(i64::MAX));
-    let (secs, due) = match (rule, own) {
-        (Some(r), Some(o)) if i64::from(o) < r => (i64::from(o), Due::Player),
-        (Some(r), _) => (r, Due::Rule),
-        (None, Some(o)) => (i64::from(o), Due::Player),
-        (None, None) => return None,
+        None => m.move_time_limit.map(|limit| {
+            let ms = absent_ms.map_or(i64::from(limit) * 1000, |a| {
+                (i64::from(limit) * 1000).min(a)
+            });
+            start + Duration::milliseconds(ms)
+        }),
     };
-    Some((
-        start + Duration::seconds(secs.min(10 * 365 * 24 * 3600)),
-        due,
-    ))
+    let rule = rule_limit
+        .map(|r| start + Duration::seconds(i64::try_from(r).unwrap_or(i64::MAX).min(FURTHEST)));
+    match (rule, own) {
+        (Some(r), Some(o)) if o < r => Some((o, Due::Player)),
+        (Some(r), _) => Some((r, Due::Rule)),
+        (None, Some(o)) => Some((o, Due::Player)),
+        (None, None) => None,
+    }
+}
+
+/// A match's bank time control, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bank {
+    pub initial_ms: i64,
+    pub increment_ms: i64,
+    pub cap_ms: i64,
+}
+
+impl Bank {
+    /// The match's bank, if it plays with one.
+    pub fn of(m: &matches::Model) -> Option<Bank> {
+        let initial = i64::from(m.bank_initial_seconds?) * 1000;
+        Some(Bank {
+            initial_ms: initial,
+            increment_ms: i64::from(m.bank_increment_seconds.unwrap_or(0)) * 1000,
+            cap_ms: m
+                .bank_cap_seconds
+                .map_or(initial, |c| i64::from(c) * 1000)
+                .max(initial),
+        })
+    }
+
+    /// A bank of `held` after a move that took `spent`: the time taken off (a
+    /// bank never goes below nothing, even for a move that came in after its
+    /// deadline and before the poller), then the increment, up to the cap.
+    pub fn after_move(&self, held: i64, spent: Duration) -> i64 {
+        let spent = spent.num_milliseconds().max(0);
+        (held.saturating_sub(spent).max(0) + self.increment_ms).min(self.cap_ms)
+    }
+
+    /// `seat`'s bank at `now`, in milliseconds: while it owes a move, its bank
+    /// less the time since it was asked; once it moved in a step still open
+    /// (a sealed step before its reveal), its bank as that move leaves it.
+    pub fn remaining(&self, seat: &match_seats::Model, now: DateTime<Utc>) -> i64 {
+        let held = seat.bank_ms.unwrap_or(self.initial_ms);
+        match (seat.asked_at, seat.moved_at) {
+            (Some(asked), Some(moved)) => self.after_move(held, moved - asked),
+            (Some(asked), None) => held
+                .saturating_sub((now - asked).num_milliseconds().max(0))
+                .max(0),
+            (None, _) => held,
+        }
+    }
+
+    /// Every seat's bank as the match starts at `now`: full, and the seats in
+    /// `awaiting` asked.
+    pub fn start(&self, seats: &mut [match_seats::Model], awaiting: &[usize], now: DateTime<Utc>) {
+        for s in seats.iter_mut() {
+            s.bank_ms = Some(self.initial_ms);
+            s.moved_at = None;
+            s.asked_at = awaiting.contains(&(s.seat as usize)).then_some(now);
+        }
+    }
+
+    /// Charges the banks for a move of `seat` at `now`, answering the indices
+    /// of the seats whose bank columns changed. A move is only noted when its
+    /// step goes on (a sealed step awaiting others: a replacement notes its
+    /// own time again); when the step is complete every seat that moved in it
+    /// is charged its own thinking time, gets the increment, and the seats in
+    /// `next` (the next step's awaited seats, if the match goes on) are asked.
+    pub fn charge(
+        &self,
+        seats: &mut [match_seats::Model],
+        seat: usize,
+        now: DateTime<Utc>,
+        next: Option<&[usize]>,
+    ) -> Vec<usize> {
+        let mut changed = Vec::new();
+        if let Some(i) = seats.iter().position(|s| s.seat as usize == seat) {
+            let s = &mut seats[i];
+            // A seat never asked (a match begun before it had banks) is
+            // charged nothing for this move.
+            s.asked_at = s.asked_at.or(Some(now));
+            s.moved_at = Some(now);
+            changed.push(i);
+        }
+        let Some(next) = next else {
+            return changed;
+        };
+        for (i, s) in seats.iter_mut().enumerate() {
+            let asked = s.asked_at.is_some() || next.contains(&(s.seat as usize));
+            if asked {
+                s.bank_ms = Some(self.remaining(s, now));
+                s.moved_at = None;
+                s.asked_at = next.contains(&(s.seat as usize)).then_some(now);
+                if !changed.contains(&i) {
+                    changed.push(i);
+                }
+            }
+        }
+        changed
+    }
 }
 
 /// The earliest deadline of the seats in `awaiting`: what the match row keeps.

@@ -496,6 +496,18 @@ pub async fn replace_seats(
 
 // ---------------------------------------------------------------- seats of bots and absence
 
+/// The statement that writes a seat's bank and the instants it is charged
+/// from, and nothing else of the seat (a batch may carry one per seat).
+pub fn seat_bank_statement(s: &match_seats::Model, backend: DbBackend) -> Statement {
+    match_seats::Entity::update_many()
+        .col_expr(match_seats::Column::BankMs, Expr::value(s.bank_ms))
+        .col_expr(match_seats::Column::AskedAt, Expr::value(s.asked_at))
+        .col_expr(match_seats::Column::MovedAt, Expr::value(s.moved_at))
+        .filter(match_seats::Column::MatchId.eq(s.match_id))
+        .filter(match_seats::Column::Seat.eq(s.seat))
+        .build(backend)
+}
+
 /// Writes back a seat's bot and presence.
 pub async fn update_seat(db: &impl ConnectionTrait, s: match_seats::Model) -> Result<(), DbErr> {
     s.into_active_model()

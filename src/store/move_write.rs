@@ -910,6 +910,9 @@ mod tests {
             rematch_of: None,
             chat: "players".into(),
             club_id: None,
+            bank_initial_seconds: None,
+            bank_increment_seconds: None,
+            bank_cap_seconds: None,
         }
     }
 }

@@ -269,8 +269,17 @@ impl Lobby {
             && service_options.position.is_none()
             && shown.visibility != PRIVATE;
         stored_options.insert("rated".into(), rated.into());
-        if let Some(limit) = service_options.move_time_limit {
-            stored_options.insert("move_time_limit".into(), limit.into());
+        // A time_control is kept as given (a per_move one stands for its
+        // move_time_limit), so that options read back are accepted again.
+        match &service_options.time_control {
+            Some(tc) => {
+                stored_options.insert("time_control".into(), tc.clone());
+            }
+            None => {
+                if let Some(limit) = service_options.move_time_limit {
+                    stored_options.insert("move_time_limit".into(), limit.into());
+                }
+            }
         }
         if let Some(policy) = &service_options.timeout_policy {
             stored_options.insert("timeout_policy".into(), policy.clone().into());
@@ -310,6 +319,9 @@ impl Lobby {
             rematch_of: None,
             chat,
             club_id: None,
+            bank_initial_seconds: service_options.bank.map(|b| b.initial_seconds),
+            bank_increment_seconds: service_options.bank.map(|b| b.increment_seconds),
+            bank_cap_seconds: service_options.bank.map(|b| b.cap_seconds),
         })
     }
 
@@ -435,6 +447,10 @@ impl Lobby {
             joined_at: now,
             bot: bot.map(str::to_owned),
             presence: PRESENT.into(),
+            // Filled in when the match starts.
+            bank_ms: None,
+            asked_at: None,
+            moved_at: None,
         };
         store::matches::insert_seat(tx, seat.clone()).await?;
         m.version += 1;

@@ -94,6 +94,9 @@ impl Lobby {
                 rematch_of: Some(old_id),
                 chat: old.chat.clone(),
                 club_id: old.club_id,
+                bank_initial_seconds: old.bank_initial_seconds,
+                bank_increment_seconds: old.bank_increment_seconds,
+                bank_cap_seconds: old.bank_cap_seconds,
             };
             let others: Vec<Uuid> = seats
                 .iter()

@@ -13,6 +13,14 @@ pub struct Model {
     pub bot: Option<String>,
     /// `present`, `absent` (a bot stands in after a timeout) or `forfeited`.
     pub presence: String,
+    /// The seat's bank in milliseconds, as of `asked_at` while it is asked (its
+    /// running time is not yet taken off); None when the match has no bank.
+    pub bank_ms: Option<i64>,
+    /// When the seat was asked for the move it owes or made in the current step.
+    pub asked_at: Option<ChronoDateTimeUtc>,
+    /// When its standing move of the current step was made (a replacement's
+    /// time, if replaced): what the step's resolution charges its bank up to.
+    pub moved_at: Option<ChronoDateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -49,6 +49,13 @@ pub struct Model {
     pub chat: String,
     /// The club whose match this is: only its members take seats.
     pub club_id: Option<Uuid>,
+    /// The bank time control: seconds each seat's bank starts with; None when
+    /// the match has no bank (then `move_time_limit`, if any, rules).
+    pub bank_initial_seconds: Option<i32>,
+    /// Seconds added to a seat's bank after each of its moves.
+    pub bank_increment_seconds: Option<i32>,
+    /// The most a seat's bank may hold, in seconds.
+    pub bank_cap_seconds: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
