@@ -8,6 +8,7 @@ mod account;
 mod amend;
 mod async_play;
 mod chat;
+mod clocks;
 mod clubs;
 mod community;
 mod contract;

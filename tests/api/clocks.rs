@@ -1,0 +1,410 @@
+//! Time banks: each seat's bank is charged its own thinking time (in a sealed
+//! step too), earns its increment up to the cap, and runs out into the match's
+//! timeout policy; everything is derived from stored instants, so it survives a
+//! restart. Tests move the service's clock instead of sleeping.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    Player, TestApp, restart_process, spawn_app_with, spawn_app_with_manual_clock, spawn_process,
+};
+
+fn bank(initial: i64, increment: i64, cap: i64) -> Value {
+    json!({"kind": "bank", "initial_seconds": initial, "increment_seconds": increment, "cap_seconds": cap})
+}
+
+fn at(v: &Value) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(v.as_str().expect("a time"))
+        .expect("RFC 3339")
+        .with_timezone(&Utc)
+}
+
+/// Every seat's `bank_seconds` as the match read shows them.
+fn banks(m: &Value) -> Vec<i64> {
+    m["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .map(|s| s["bank_seconds"].as_i64().expect("bank_seconds"))
+        .collect()
+}
+
+/// The `n`-th legal move of `p`'s seat, with the step to submit it at.
+async fn legal_move(app: &TestApp, id: &str, p: &Player, n: usize) -> (i64, Value) {
+    let m = app.match_as(id, Some(p)).await;
+    let prompt = &m["prompt"];
+    assert_eq!(prompt["your_turn"], true, "{m}");
+    let legal = prompt["legal"].as_array().expect("legal");
+    (
+        prompt["step"].as_i64().expect("step"),
+        legal[n % legal.len()].clone(),
+    )
+}
+
+async fn move_now(app: &TestApp, id: &str, p: &Player, n: usize) {
+    let (step, action) = legal_move(app, id, p, n).await;
+    app.submit(id, p, step, action).await.expect(200);
+}
+
+async fn events_of(app: &TestApp, id: &str) -> Vec<Value> {
+    app.get(&format!("/api/v1/matches/{id}/events?limit=200"), None)
+        .await
+        .expect(200)["items"]
+        .as_array()
+        .expect("events")
+        .clone()
+}
+
+/// Reads the match until `done` holds (the deadline poller runs every 20 ms).
+async fn wait_for(app: &TestApp, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..250 {
+        let m = app.match_as(id, None).await;
+        if done(&m) {
+            return m;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+#[tokio::test]
+async fn each_seat_is_charged_its_own_thinking_time_in_sealed_steps() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    // Short enough that the players' one-hour tokens outlive the match's clock.
+    let (initial, increment, cap) = (360, 60, 400);
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": bank(initial, increment, cap)}),
+        )
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(
+        m["options"]["time_control"],
+        bank(initial, increment, cap),
+        "the options show the time control as given"
+    );
+    assert_eq!(m["prompt"]["sealed"], true);
+    assert_eq!(banks(&m), vec![initial; 3]);
+    for s in 0..3 {
+        assert_eq!(m["seats"][s]["seconds_remaining"], initial);
+        assert_eq!(
+            at(&m["seats"][s]["deadline"]),
+            clock.now_utc() + chrono::Duration::seconds(initial)
+        );
+        assert_eq!(m["prompt"]["deadlines"][s]["bank_seconds"], initial);
+        assert_eq!(m["prompt"]["deadlines"][s]["seconds_remaining"], initial);
+    }
+
+    // Seconds each seat thinks, counted from the start of the step, step by step.
+    let plan: [[i64; 3]; 4] = [[80, 25, 90], [120, 3, 40], [1, 300, 6], [70, 70, 1]];
+    let mut expected = [initial; 3];
+    for (step, thinking) in plan.iter().enumerate() {
+        let start = clock.now_utc();
+        let before = expected;
+        let mut order: Vec<usize> = (0..3).collect();
+        order.sort_by_key(|s| thinking[*s]);
+        let mut replacement = None;
+        if step == 0 {
+            // Seat 0 moves at 10 s, then replaces its sealed move at 80 s: it
+            // is charged up to the replacement.
+            replacement = Some(legal_move(&app, &id, &players[0], 1).await);
+            clock.advance(chrono::Duration::seconds(10));
+            move_now(&app, &id, &players[0], 0).await;
+            let m = app.match_as(&id, None).await;
+            assert_eq!(
+                m["seats"][0]["bank_seconds"],
+                (initial - 10 + increment).min(cap),
+                "a seat that moved in an open sealed step shows what its move leaves it"
+            );
+            assert_eq!(m["seats"][0]["deadline"], Value::Null);
+            assert_eq!(m["seats"][0]["seconds_remaining"], Value::Null);
+            assert_eq!(
+                m["seats"][1]["bank_seconds"],
+                initial - 10,
+                "an owing seat's bank runs"
+            );
+            assert_eq!(m["seats"][1]["seconds_remaining"], initial - 10);
+            assert_eq!(
+                at(&m["seats"][1]["deadline"]),
+                start + chrono::Duration::seconds(initial)
+            );
+        }
+        for s in order {
+            let now = clock.now_utc();
+            clock.advance(start + chrono::Duration::seconds(thinking[s]) - now);
+            match (s, &replacement) {
+                (0, Some((at_step, action))) => {
+                    let replaced = app.submit(&id, &players[0], *at_step, action.clone()).await;
+                    replaced.expect(200);
+                }
+                _ => move_now(&app, &id, &players[s], 0).await,
+            }
+        }
+        for s in 0..3 {
+            expected[s] = (before[s] - thinking[s] + increment).min(cap);
+        }
+        let m = app.match_as(&id, None).await;
+        assert_eq!(m["step"], step as i64 + 1, "{m}");
+        assert_eq!(banks(&m), expected.to_vec(), "after step {step}");
+        let now = clock.now_utc();
+        for s in 0..3 {
+            assert_eq!(
+                at(&m["seats"][s]["deadline"]),
+                now + chrono::Duration::seconds(expected[s]),
+                "seat {s} is due its bank from now"
+            );
+            assert_eq!(m["seats"][s]["seconds_remaining"], expected[s]);
+        }
+    }
+    let mine = app.match_as(&id, Some(&players[1])).await;
+    let turns = app
+        .get("/api/v1/players/me/turns", Some(&players[1].token))
+        .await
+        .expect(200);
+    assert_eq!(turns["items"][0]["bank_seconds"], expected[1]);
+    assert_eq!(turns["items"][0]["deadline"], mine["seats"][1]["deadline"]);
+}
+
+#[tokio::test]
+async fn an_empty_bank_brings_the_bot_once_and_its_increment() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": {"kind": "bank", "initial_seconds": 60, "increment_seconds": 10}}),
+        )
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(
+        m["options"]["time_control"]["cap_seconds"],
+        90 * 24 * 3600,
+        "the default cap is shown"
+    );
+    move_now(&app, &id, &players[0], 0).await;
+    move_now(&app, &id, &players[1], 0).await;
+    clock.advance(chrono::Duration::seconds(59));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(app.match_as(&id, None).await["step"], 0, "the bank holds");
+
+    clock.advance(chrono::Duration::seconds(2));
+    let m = wait_for(&app, &id, "the bot's move", |m| m["step"] == 1).await;
+    assert_eq!(m["seats"][2]["presence"], "absent");
+    // Seats 0 and 1 moved at once; seat 2 was played for at 61 s: its bank
+    // is spent, and the move earns the increment.
+    assert_eq!(banks(&m), vec![70, 70, 10]);
+
+    // Absent, seat 2 gets its bank or the absent limit (10 s), whichever is
+    // shorter; the policy is not applied again.
+    move_now(&app, &id, &players[0], 0).await;
+    move_now(&app, &id, &players[1], 0).await;
+    clock.advance(chrono::Duration::seconds(11));
+    let m = wait_for(&app, &id, "the bot's second move", |m| m["step"] == 2).await;
+    assert_eq!(banks(&m), vec![80, 80, 10]);
+    let timed_out: Vec<Value> = events_of(&app, &id)
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "seat_timed_out")
+        .collect();
+    assert_eq!(timed_out.len(), 1, "{timed_out:?}");
+    assert_eq!(timed_out[0]["data"]["seat"], 2);
+    assert_eq!(timed_out[0]["data"]["policy"], "bot");
+}
+
+#[tokio::test]
+async fn an_empty_bank_forfeits_the_seat_once_under_the_forfeit_policy() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": bank(60, 10, 600), "timeout_policy": "forfeit"}),
+        )
+        .await;
+    move_now(&app, &id, &players[0], 0).await;
+    move_now(&app, &id, &players[1], 0).await;
+    clock.advance(chrono::Duration::seconds(61));
+    let m = wait_for(&app, &id, "the forfeit", |m| m["step"] == 1).await;
+    assert_eq!(m["seats"][2]["presence"], "forfeited");
+    assert_eq!(m["status"], "active", "two seats play on");
+    // A forfeited seat's null move is played at once: the next step resolves
+    // on the others' moves alone.
+    move_now(&app, &id, &players[0], 0).await;
+    move_now(&app, &id, &players[1], 0).await;
+    wait_for(&app, &id, "the next step", |m| m["step"] == 2).await;
+    let kinds: Vec<Value> = events_of(&app, &id)
+        .await
+        .into_iter()
+        .map(|e| e["kind"].clone())
+        .collect();
+    for kind in ["seat_timed_out", "seat_forfeited"] {
+        assert_eq!(
+            kinds.iter().filter(|k| **k == kind).count(),
+            1,
+            "{kind} once: {kinds:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_per_move_time_control_is_move_time_limit() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": {"kind": "per_move", "seconds": 300}}),
+        )
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(
+        m["options"]["time_control"],
+        json!({"kind": "per_move", "seconds": 300})
+    );
+    assert_eq!(m["options"]["timeout_policy"], "bot");
+    assert_eq!(m["seats"][0]["bank_seconds"], Value::Null, "no bank");
+    assert_eq!(
+        at(&m["seats"][0]["deadline"]),
+        clock.now_utc() + chrono::Duration::seconds(300)
+    );
+    // Thinking long in one step takes nothing from the next.
+    clock.advance(chrono::Duration::seconds(290));
+    for p in &players {
+        move_now(&app, &id, p, 0).await;
+    }
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["seats"][1]["seconds_remaining"], 300);
+}
+
+#[tokio::test]
+async fn bad_time_controls_are_refused_and_store_nothing() {
+    let (app, _clock) = spawn_app_with(|s| {
+        s.rate_limit_matches_per_min = 0;
+        s.rate_limit_tournaments_per_min = 0;
+    })
+    .await;
+    let p = app.player("alice").await;
+    let bad = [
+        json!({"time_control": "3d+1d"}),
+        json!({"time_control": {"kind": "hourglass", "initial_seconds": 60}}),
+        json!({"time_control": {"initial_seconds": 60}}),
+        json!({"time_control": {"kind": "bank"}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 0}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": -5}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 60.5}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": "60"}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 60, "increment_seconds": -1}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 600, "cap_seconds": 599}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 7_776_001}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 1_000_000_000_000_i64}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 60, "increment_seconds": 2_592_001}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 60, "cap_seconds": 99_999_999}}),
+        json!({"time_control": {"kind": "bank", "initial_seconds": 60, "seconds": 5}}),
+        json!({"time_control": {"kind": "per_move"}}),
+        json!({"time_control": {"kind": "per_move", "seconds": 0}}),
+        json!({"time_control": {"kind": "per_move", "seconds": 60, "cap_seconds": 90}}),
+        json!({"time_control": bank(60, 10, 600), "move_time_limit": 60}),
+        json!({"time_control": {"kind": "per_move", "seconds": 60}, "move_time_limit": 60}),
+    ];
+    for options in &bad {
+        let problem = app
+            .post(
+                "/api/v1/matches",
+                Some(&p.token),
+                &json!({"game": "heretics", "seats": 3, "options": options}),
+            )
+            .await
+            .problem(422, "invalid_options");
+        assert!(
+            problem["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("time_control") || d.contains("move_time_limit")),
+            "the detail names the option: {problem}"
+        );
+        app.post(
+            "/api/v1/tournaments",
+            Some(&p.token),
+            &json!({"name": "T", "game": "heretics", "format": "swiss", "table_size": 3, "options": options}),
+        )
+        .await
+        .problem(422, "invalid_options");
+    }
+    let lobby = app
+        .get(&format!("/api/v1/matches?player={}", p.name), None)
+        .await
+        .expect(200);
+    assert_eq!(lobby["items"], json!([]), "no match was stored");
+    let tournaments = app.get("/api/v1/tournaments", None).await.expect(200);
+    assert_eq!(tournaments["items"], json!([]), "no tournament was stored");
+
+    // A tournament keeps a good time control for the matches it makes.
+    let t = app
+        .post(
+            "/api/v1/tournaments",
+            Some(&p.token),
+            &json!({"name": "T", "game": "heretics", "format": "swiss", "table_size": 3,
+                "options": {"time_control": bank(86400, 3600, 172800)}}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(
+        t["options"]["time_control"],
+        bank(86400, 3600, 172800),
+        "{t}"
+    );
+}
+
+#[tokio::test]
+async fn banks_and_deadlines_survive_a_restart() {
+    let (app, mut process) = spawn_process(&[]).await;
+    let players = app.players(3).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": bank(3600, 60, 7200)}),
+        )
+        .await;
+    for p in &players {
+        move_now(&app, &id, p, 0).await;
+    }
+    // Seat 0 moves in the second (sealed) step; the others still owe theirs.
+    move_now(&app, &id, &players[0], 0).await;
+    let before = app.match_as(&id, None).await;
+    assert_eq!(before["step"], 1);
+    let settled = before["seats"][0]["bank_seconds"].as_i64().expect("bank");
+    // The real clock ran a little: two increments and almost nothing spent.
+    assert!((3600..=3720).contains(&settled), "{before}");
+    process.kill();
+    let _process = restart_process(&app, &[]).await;
+
+    let after = app.match_as(&id, None).await;
+    assert_eq!(after["seats"][0]["bank_seconds"], settled);
+    assert_eq!(after["seats"][0]["deadline"], Value::Null);
+    for s in 1..3 {
+        assert_eq!(
+            after["seats"][s]["deadline"], before["seats"][s]["deadline"],
+            "seat {s}'s deadline is where it was"
+        );
+        let left = (at(&after["seats"][s]["deadline"]) - Utc::now()).num_seconds();
+        let shown = after["seats"][s]["bank_seconds"].as_i64().expect("bank");
+        assert!((shown - left).abs() <= 2, "{after}");
+    }
+    // The step resolves after the restart, and seat 0 keeps what its move
+    // before the restart left it.
+    move_now(&app, &id, &players[1], 0).await;
+    move_now(&app, &id, &players[2], 0).await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["step"], 2);
+    let left = (at(&m["seats"][0]["deadline"]) - Utc::now()).num_seconds();
+    assert!((settled - left).abs() <= 2, "{m}");
+}
