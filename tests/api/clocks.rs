@@ -408,3 +408,58 @@ async fn banks_and_deadlines_survive_a_restart() {
     let left = (at(&m["seats"][0]["deadline"]) - Utc::now()).num_seconds();
     assert!((settled - left).abs() <= 2, "{m}");
 }
+
+#[tokio::test]
+async fn each_open_move_is_charged_to_its_seat_alone_from_when_it_was_asked() {
+    // Malacca with its default open betting: every step is one seat's move;
+    // the seats not on move keep their banks.
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    let (initial, increment, cap) = (300, 20, 330);
+    let id = app
+        .started_match(
+            &players,
+            "malacca",
+            json!({"time_control": bank(initial, increment, cap)}),
+        )
+        .await;
+    let mut expected = [initial; 3];
+    let mut step_start = clock.now_utc();
+    let mut step = 0;
+    let mut kinds = std::collections::HashSet::new();
+    for (k, delay) in [7, 31, 2, 45, 13, 1, 24, 9, 16, 3, 40, 5]
+        .iter()
+        .enumerate()
+    {
+        let m = app.match_as(&id, None).await;
+        if m["status"] != "active" {
+            break;
+        }
+        kinds.insert(m["prompt"]["sealed"].as_bool().expect("sealed"));
+        let s = m["prompt"]["awaiting"][0].as_u64().expect("a seat") as usize;
+        clock.advance(chrono::Duration::seconds(*delay));
+        let mine = app.match_as(&id, Some(&players[s])).await;
+        let legal = mine["prompt"]["legal"].as_array().expect("legal").clone();
+        let mut rng = sealed_orders::games::rng::GameRng::from_key([k as u8; 32]);
+        let action = sealed_orders::games::legal::sample(&legal, &mut rng).expect("a move");
+        app.submit(&id, &players[s], step, action).await.expect(200);
+        let now = clock.now_utc();
+        // Its own thinking time: from the start of the step to its move.
+        expected[s] = (expected[s] - (now - step_start).num_seconds() + increment).min(cap);
+        let m = app.match_as(&id, None).await;
+        if m["step"] != step {
+            step = m["step"].as_i64().expect("step");
+            step_start = now;
+            assert_eq!(banks(&m), expected.to_vec(), "after move {k}: {m}");
+            for d in m["prompt"]["deadlines"].as_array().expect("deadlines") {
+                let seat = d["seat"].as_u64().expect("seat") as usize;
+                assert_eq!(
+                    at(&d["at"]),
+                    now + chrono::Duration::seconds(expected[seat]),
+                    "seat {seat} is due its bank from the step's start"
+                );
+            }
+        }
+    }
+    assert_eq!(kinds, [false].into(), "open steps only");
+}
