@@ -463,3 +463,107 @@ async fn each_open_move_is_charged_to_its_seat_alone_from_when_it_was_asked() {
     }
     assert_eq!(kinds, [false].into(), "open steps only");
 }
+
+#[tokio::test]
+async fn banks_that_run_out_are_played_for_once_by_two_replicas() {
+    use crate::replicas::{call, replicas};
+    let (settings, _guard) = crate::helpers::test_settings().await;
+    if settings.database_schema.is_none() {
+        // Several processes share one Postgres; SQLite is one process's database.
+        eprintln!("skipped: two replicas need Postgres (TEST_DATABASE_URL)");
+        return;
+    }
+    let (servers, apis) = replicas(&settings, 2, &[("DEADLINE_POLL_MS", "50")]).await;
+    let client = reqwest::Client::new();
+    let (get, post) = (reqwest::Method::GET, reqwest::Method::POST);
+    let mut tokens = Vec::new();
+    for (i, name) in ["cyd", "dot"].iter().enumerate() {
+        let body = json!({"name": name, "password": "password1"});
+        call(
+            &client,
+            post.clone(),
+            format!("{}/players", apis[i]),
+            None,
+            body.clone(),
+        )
+        .await;
+        let t = call(
+            &client,
+            post.clone(),
+            format!("{}/auth/token", apis[1 - i]),
+            None,
+            body,
+        )
+        .await;
+        tokens.push(t["access_token"].as_str().expect("token").to_owned());
+    }
+    let m = call(
+        &client,
+        post.clone(),
+        format!("{}/matches", apis[1]),
+        Some(&tokens[0]),
+        json!({"game": "malacca", "seats": 2, "options": {"stakes": "sealed",
+            "time_control": bank(1, 60, 600)}}),
+    )
+    .await;
+    let id = m["id"].as_str().expect("id").to_owned();
+    call(
+        &client,
+        post.clone(),
+        format!("{}/matches/{id}/join", apis[0]),
+        Some(&tokens[1]),
+        json!({}),
+    )
+    .await;
+    // Both seats owe a sealed bet with a one-second bank; neither moves. Both
+    // replicas poll: each seat times out once, and is played for once.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let events = call(
+        &client,
+        get.clone(),
+        format!("{}/matches/{id}/events?limit=200", apis[1]),
+        None,
+        Value::Null,
+    )
+    .await;
+    let mut timed_out: Vec<u64> = events["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|e| e["kind"] == "seat_timed_out")
+        .map(|e| e["data"]["seat"].as_u64().expect("seat"))
+        .collect();
+    timed_out.sort_unstable();
+    assert_eq!(timed_out, vec![0, 1], "each seat once: {events}");
+    let moves = call(
+        &client,
+        get.clone(),
+        format!("{}/matches/{id}/moves?limit=200", apis[0]),
+        None,
+        Value::Null,
+    )
+    .await;
+    let mut first_step: Vec<i64> = moves["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|mv| mv["step"] == 0)
+        .map(|mv| mv["seat"].as_i64().expect("seat"))
+        .collect();
+    first_step.sort_unstable();
+    assert_eq!(first_step, vec![0, 1], "one move per seat: {moves}");
+    // The bots' moves earned the increment: both banks are a minute, less
+    // what the later steps took.
+    let m = call(
+        &client,
+        get,
+        format!("{}/matches/{id}", apis[0]),
+        None,
+        Value::Null,
+    )
+    .await;
+    for s in banks(&m) {
+        assert!((50..=60).contains(&s), "{m}");
+    }
+    drop(servers);
+}
