@@ -194,16 +194,18 @@ const MAX_WAIT: u64 = 60;
 /// With `after_version`, a long poll: the answer comes when the match changes
 /// past that version (or after `wait` seconds, unchanged).
 ///
-/// Every answer carries an `ETag` (of exactly what this caller was shown); a poller
-/// that sends it back in `If-None-Match` gets `304 Not Modified` without a body
-/// while nothing it would see has changed.
+/// Every answer carries a weak `ETag` (of what this caller was shown, but for the
+/// clocks' countdown); a poller that sends it back in `If-None-Match` gets
+/// `304 Not Modified` without a body while nothing it would see has changed. A
+/// timed match's `seconds_remaining` and owing seats' `bank_seconds` run down
+/// meanwhile: a client counts them down from the `deadline` instants.
 #[utoipa::path(tag = "matches", operation_id = "get_match",
     security((), ("bearer" = [])),
     params(("id" = Uuid, Path, description = "The match id."), GetMatchQuery,
         ("If-None-Match" = Option<String>, Header, description = "An `ETag` of an earlier answer (or several, comma-separated): `304` while the match reads the same to the caller.")),
     responses(
         (status = 200, description = "The match.", body = MatchResponse,
-            headers(("ETag" = String, description = "A strong tag of this answer, for `If-None-Match`."))),
+            headers(("ETag" = String, description = "A weak tag of this answer (blind to the clocks' countdown), for `If-None-Match`."))),
         (status = 304, description = "Unchanged for this caller since the tag in `If-None-Match`; no body.",
             headers(("ETag" = String, description = "The same tag."))),
         (status = 400, description = "The id is not a UUID, or a bad after_version or wait.", body = Problem, content_type = "application/problem+json"),
@@ -247,8 +249,9 @@ pub async fn get_match(
         (None, None) => {}
     }
     let m = reads.get_match(caller.0.map(|p| p.id), *id).await?;
-    let body = serde_json::to_vec(&m).map_err(ApiError::internal)?;
-    let tag = etag_of(&body);
+    let doc = serde_json::to_value(&m).map_err(ApiError::internal)?;
+    let body = serde_json::to_vec(&doc).map_err(ApiError::internal)?;
+    let tag = etag_of(doc);
     // The answer depends on who asks: no shared cache may hand one caller's
     // view to another, and every reuse is checked with the server.
     let unchanged = not_modified(&req, &tag);
@@ -268,13 +271,33 @@ pub async fn get_match(
     })
 }
 
-/// A strong entity tag: the first 128 bits of the body's SHA-256, so two bodies
-/// share a tag only if they are the same.
-fn etag_of(body: &[u8]) -> String {
+/// The fields of a match document that run down with the clock between two
+/// changes of the match: what a seat owing a move has left.
+const COUNTDOWN: [&str; 2] = ["seconds_remaining", "bank_seconds"];
+
+/// A weak entity tag: the first 128 bits of the SHA-256 of the document without
+/// its countdown, so a timed match keeps its tag (and a poller its `304`) from
+/// one second to the next while nothing happens in it. The countdown is
+/// derived from the deadlines the document carries, which do change with the
+/// tag; every other difference changes it too.
+fn etag_of(mut doc: serde_json::Value) -> String {
     use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(body);
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(o) => {
+                for k in COUNTDOWN {
+                    o.remove(k);
+                }
+                o.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut doc);
+    let digest = Sha256::digest(doc.to_string().as_bytes());
     let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("\"{hex}\"")
+    format!("W/\"{hex}\"")
 }
 
 /// Whether `If-None-Match` names `tag` (or is `*`), comparing weakly as RFC 9110
@@ -285,7 +308,7 @@ fn not_modified(req: &HttpRequest, tag: &str) -> bool {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().trim_start_matches("W/"))
-        .any(|t| t == "*" || t == tag)
+        .any(|t| t == "*" || t == tag.trim_start_matches("W/"))
 }
 
 /// A bot for a waiting match.

@@ -567,3 +567,49 @@ async fn banks_that_run_out_are_played_for_once_by_two_replicas() {
     }
     drop(servers);
 }
+
+#[tokio::test]
+async fn a_poller_keeps_its_304_while_only_the_countdown_runs() {
+    let (app, clock) = spawn_app_with_manual_clock().await;
+    let players = app.players(3).await;
+    let id = app
+        .started_match(
+            &players,
+            "heretics",
+            json!({"time_control": bank(600, 60, 900)}),
+        )
+        .await;
+    let path = format!("/api/v1/matches/{id}");
+    let read = |tag: Option<String>| {
+        let (app, path) = (&app, path.clone());
+        async move {
+            let headers: Vec<(&str, &str)> = tag
+                .as_deref()
+                .map(|t| ("If-None-Match", t))
+                .into_iter()
+                .collect();
+            app.send_with_headers(reqwest::Method::GET, &path, None, None, &headers)
+                .await
+        }
+    };
+    let first = read(None).await;
+    assert_eq!(first.status, 200);
+    let tag = first.headers["etag"].to_str().expect("ascii").to_owned();
+    assert_eq!(first.json()["seats"][0]["seconds_remaining"], 600);
+
+    // Ten seconds on, the countdown has run but nothing happened: 304.
+    clock.advance(chrono::Duration::seconds(10));
+    let later = read(Some(tag.clone())).await;
+    assert_eq!(later.status, 304, "{}", later.text);
+    let fresh = read(None).await;
+    let doc = fresh.json();
+    assert_eq!(doc["seats"][0]["seconds_remaining"], 590);
+    assert_eq!(doc["seats"][0]["bank_seconds"], 590);
+    assert_eq!(fresh.headers["etag"].to_str().expect("ascii"), tag);
+
+    // A move changes the document beyond its countdown: a new tag.
+    move_now(&app, &id, &players[0], 0).await;
+    let moved = read(Some(tag.clone())).await;
+    assert_eq!(moved.status, 200);
+    assert_ne!(moved.headers["etag"].to_str().expect("ascii"), tag);
+}
