@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
 use serde_json::json;
 
-use crate::helpers::{TestApp, spawn_app};
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
 
 /// A connection to the test's own schema, on Postgres; `None` on SQLite.
 async fn schema_connection(app: &TestApp) -> Option<(DatabaseConnection, String)> {
@@ -202,7 +202,8 @@ async fn with_a_citus_worker_down_its_matches_answer_503_the_others_play_and_not
     let Ok(script) = std::env::var("CITUS_WORKER_CONTROL") else {
         return;
     };
-    let app = spawn_app().await;
+    // Up to 64 new matches in a few seconds, far past a minute's allowance.
+    let (app, _clock) = spawn_app_with(|s| s.rate_limit_matches_per_min = 0).await;
     let (db, _) = schema_connection(&app)
         .await
         .expect("the test runs on Postgres");
