@@ -470,6 +470,17 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                     ),
                 );
                 props.insert(
+                    "grace_extensions".into(),
+                    json!({"type": "integer", "minimum": 0, "maximum": 10, "default": 0,
+                        "description": "With a move_time_limit or a time_control: how many times a seat whose time runs out is given grace_seconds more (a `seat_extended` event) before the timeout policy applies."}),
+                );
+                props.insert(
+                    "grace_seconds".into(),
+                    seconds(
+                        "With grace_extensions: the length of each grace; the per-move limit, or a bank's initial allowance, by default.",
+                    ),
+                );
+                props.insert(
                     "position".into(),
                     json!({"oneOf": [position, {"$ref": "#/components/schemas/Redacted"}, {"type": "null"}],
                         "description": "Start from this situation instead of a setup; shown as {\"redacted\": true} until the match is over."}),

@@ -543,3 +543,51 @@ lifecycle!(
     Presence.return_to_match,
     rate_limited
 );
+
+/// More time for a seat.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExtendSeatRequest {
+    /// The seat to give time to (0-based): one that owes a move now, not
+    /// your own.
+    #[schema(example = 1)]
+    pub seat: i64,
+    /// How much, 1 to 604800 (a week): added to the seat's bank, or to its
+    /// limit for the step it owes under a per-move clock.
+    #[schema(example = 3600)]
+    pub seconds: i64,
+}
+
+/// Gives a seat that owes a move more time (as a chess player adds time to
+/// the opponent's clock): any other seat of the match may. With a bank time
+/// control the time goes into the seat's bank; with a per-move limit, on top
+/// of its limit for this step. Recorded as a public `seat_extended` event.
+#[utoipa::path(tag = "matches", operation_id = "extend_seat",
+    security(("bearer" = [])),
+    params(("id" = Uuid, Path, description = "The match id.")),
+    request_body = ExtendSeatRequest,
+    responses(
+        (status = 200, description = "The match with the seat's new deadline.", body = MatchResponse),
+        (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "You hold no seat in the match.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such match.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The match is not active (`match_not_active`), has no clock (`no_clock`), the seat owes no move of its own now (`seat_not_awaited`), or it is yours (`own_seat`).", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "No such seat, or seconds out of range (`invalid_extension`).", body = Problem, content_type = "application/problem+json"),
+        TooManyRequests,
+    ))]
+#[post("/matches/{id}/extensions")]
+pub async fn extend_seat(
+    req: HttpRequest,
+    presence: web::Data<Presence>,
+    limits: web::Data<RateLimits>,
+    me: AuthenticatedPlayer,
+    id: web::Path<Uuid>,
+    body: web::Json<ExtendSeatRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let quota = limits.moves(&req, me.id)?;
+    let m = presence
+        .extend_seat(&me, *id, body.seat, body.seconds)
+        .await?;
+    Ok(quota.headers(HttpResponse::Ok()).json(m))
+}

@@ -91,6 +91,7 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(matches::add_bot)
                 .service(matches::resign_match)
                 .service(matches::return_to_match)
+                .service(matches::extend_seat)
                 .service(community::invite_players)
                 .service(community::list_invitations)
                 .service(community::accept_invitation)

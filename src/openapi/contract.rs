@@ -454,6 +454,23 @@ fn lifecycle_events() -> Vec<(&'static str, &'static str, Value)> {
             ),
         ),
         (
+            "seat_extended",
+            "A seat owing a move was given more time: by another seat (`by` is its \
+             number) or by one of the match's grace extensions when its time ran out \
+             (`by` is null; `graces_left` says how many it has left). `deadline` is its \
+             new deadline.",
+            object(
+                json!({
+                    "seat": seat,
+                    "seconds": {"type": "integer", "minimum": 1},
+                    "by": {"oneOf": [seat, {"type": "null"}]},
+                    "graces_left": {"type": ["integer", "null"], "minimum": 0},
+                    "deadline": {"type": ["string", "null"], "format": "date-time"},
+                }),
+                &["seat", "seconds", "by", "graces_left", "deadline"],
+            ),
+        ),
+        (
             "seat_returned",
             "An absent seat's player is back, by moving or by `POST /matches/{id}/return`.",
             object(

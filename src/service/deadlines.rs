@@ -17,7 +17,9 @@ use crate::service::lifecycle::{ACTIVE, forfeited_seats, record_events};
 use crate::service::outcome::ends_early;
 use crate::service::play::{Author, Play};
 use crate::service::records::Records;
-use crate::service::timing::{ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, seat_deadline};
+use crate::service::timing::{
+    ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, extend, graces_left, seat_deadline,
+};
 use crate::service::tx::transaction;
 use crate::store;
 use crate::store::entities::{match_seats, matches};
@@ -58,6 +60,16 @@ const MATCHES_PER_POLL: usize = 50;
 /// does not hold its lock (or SQLite's write lock) for long; it goes on at once
 /// in the next transaction.
 const MOVES_PER_TURN: usize = 32;
+
+/// What the poller did for a seat whose deadline passed.
+enum Handled {
+    /// A move to play for it.
+    Move(Value, Author),
+    /// A grace extension: its deadline moved on, nothing is played.
+    Extended,
+    /// Nothing to play (the match ended, or the seat has no move).
+    Nothing,
+}
 
 /// Whether some awaited seat has a null move to play.
 fn progress_possible(game: &dyn DynGame, state: &AnyState) -> Result<bool, Error> {
@@ -154,11 +166,14 @@ impl Deadlines {
                 });
                 let Some((i, why)) = due else { break };
                 let seat = seats[i].seat as usize;
-                let Some((action, author)) = self
-                    .play_for(tx, &mut m, &mut seats, i, why, game, &state)
+                let (action, author) = match self
+                    .play_for(tx, &mut m, &mut seats, i, why, game, &state, rule)
                     .await?
-                else {
-                    break;
+                {
+                    Handled::Move(action, author) => (action, author),
+                    // Its deadline moved on: any other seat due is next.
+                    Handled::Extended => continue,
+                    Handled::Nothing => break,
                 };
                 let player = Some(seats[i].player_id);
                 let (row, next) = self
@@ -184,8 +199,9 @@ impl Deadlines {
         })
     }
 
-    /// What to play for seat `seats[i]` whose deadline passed, applying the
-    /// timeout policy (absence, forfeit) on the way; None when the match ended
+    /// What to do for seat `seats[i]` whose deadline passed: a grace extension
+    /// while the seat has one left, or else the timeout policy (absence,
+    /// forfeit) and the move played for it; nothing when the match ended
     /// instead or nothing is left to play.
     #[allow(clippy::too_many_arguments)]
     async fn play_for(
@@ -197,13 +213,37 @@ impl Deadlines {
         why: Due,
         game: &dyn DynGame,
         state: &AnyState,
-    ) -> Result<Option<(Value, Author)>, Error> {
+        rule: Option<u64>,
+    ) -> Result<Handled, Error> {
         let seat = seats[i].seat as usize;
         let now = self.clock.now();
+        if why == Due::Player && seats[i].presence == PRESENT && graces_left(m, &seats[i]) > 0 {
+            // Counted from the deadline that passed, not from when a poller
+            // came by: the seat gets the same grace however late that is.
+            let seconds = m.grace_seconds.unwrap_or(0).max(1);
+            seats[i].graces_used = Some(seats[i].graces_used.unwrap_or(0) + 1);
+            extend(m, &mut seats[i], i64::from(seconds) * 1000);
+            store::matches::update_seat(tx, seats[i].clone()).await?;
+            m.version += 1;
+            let deadline = seat_deadline(m, &seats[i], rule).map(|(at, _)| at);
+            let event = Event::public(
+                "seat_extended",
+                json!({
+                    "seat": seat,
+                    "seconds": seconds,
+                    "by": null,
+                    "graces_left": graces_left(m, &seats[i]),
+                    "deadline": deadline,
+                }),
+            );
+            record_events(tx, m, &[event], now).await?;
+            tracing::info!(match.id = %m.id, seat, "deadline passed: grace extension");
+            return Ok(Handled::Extended);
+        }
         let null = |state: &AnyState| -> Result<Option<(Value, Author)>, Error> {
             Ok(game.null_move(state, seat)?.map(|a| (a, Author::Null)))
         };
-        match why {
+        let played = match why {
             // The game's own limit for the step: not the seat's fault.
             Due::Rule => null(state),
             Due::Now if seats[i].presence == FORFEITED => null(state),
@@ -229,7 +269,7 @@ impl Deadlines {
                 tracing::info!(match.id = %m.id, seat, "deadline passed: seat forfeited");
                 if ends_early(m.seat_count as usize, &forfeited_seats(seats)) {
                     self.play.finish_if_over(tx, m, seats, state, now).await?;
-                    return Ok(None);
+                    return Ok(Handled::Nothing);
                 }
                 null(state)
             }
@@ -247,7 +287,10 @@ impl Deadlines {
                 let kind = game.bot_kinds().last().copied().unwrap_or_default();
                 self.bot_move(game, kind, state, seat, null)
             }
-        }
+        }?;
+        Ok(played.map_or(Handled::Nothing, |(action, author)| {
+            Handled::Move(action, author)
+        }))
     }
 
     /// A bot's move for the seat, with a random generator of its own (never the

@@ -125,6 +125,8 @@ impl Games {
                         "time_control": null,
                         "timeout_policy": timing::POLICY_BOT,
                         "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
+                        "grace_extensions": 0,
+                        "grace_seconds": null,
                     }),
                     options_schema: self
                         .options_schemas

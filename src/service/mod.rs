@@ -273,6 +273,7 @@ impl Services {
             commits.clone(),
             policy.clone(),
             reads.clone(),
+            games.clone(),
         ));
         let deadlines = Arc::new(deadlines::Deadlines::new(
             db.clone(),

@@ -137,6 +137,10 @@ pub struct SeatResponse {
     /// when `deadline` is.
     #[schema(example = 86399)]
     pub seconds_remaining: Option<i64>,
+    /// With the match's `grace_extensions`: how many the seat has left; null
+    /// when the match grants none.
+    #[schema(example = 1)]
+    pub graces_left: Option<i32>,
 }
 
 /// When a seat must move by (deadlines are set by the match's options).

@@ -116,16 +116,30 @@ pub(super) struct ServiceOptions {
     pub time_control: Option<Value>,
     pub timeout_policy: Option<String>,
     pub absent_move_time_limit: Option<i32>,
+    /// The grace extensions each seat gets before the timeout policy applies.
+    pub grace: Option<Grace>,
 }
 
+/// A match's grace extensions: how many each seat gets, and how long each is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Grace {
+    pub count: i32,
+    pub seconds: i32,
+}
+
+/// The most grace extensions a match may allow each seat.
+pub const MAX_GRACE_EXTENSIONS: i64 = 10;
+
 /// The service options every game accepts, with their defaults.
-pub const SERVICE_OPTION_KEYS: [&str; 6] = [
+pub const SERVICE_OPTION_KEYS: [&str; 8] = [
     "rated",
     "position",
     "move_time_limit",
     "time_control",
     "timeout_policy",
     "absent_move_time_limit",
+    "grace_extensions",
+    "grace_seconds",
 ];
 
 /// The longest time limit accepted, in seconds (30 days).
@@ -218,6 +232,7 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             "timeout_policy and absent_move_time_limit apply only with a move_time_limit or a time_control.",
         ));
     }
+    let grace = grace_of(&mut map, timed, move_time_limit, bank)?;
     let timeout_policy = timed.then(|| timeout_policy.unwrap_or(POLICY_BOT.into()));
     let absent_move_time_limit = match (&timeout_policy, absent_move_time_limit) {
         (Some(p), limit) if p == POLICY_BOT => Some(limit.unwrap_or(DEFAULT_ABSENT_LIMIT)),
@@ -237,9 +252,53 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             time_control,
             timeout_policy,
             absent_move_time_limit,
+            grace,
         },
         Value::Object(map),
     ))
+}
+
+/// Checks `grace_extensions` and `grace_seconds`. A grace is one clock's
+/// worth by default: the per-move limit, or a bank's initial allowance.
+fn grace_of(
+    map: &mut Map<String, Value>,
+    timed: bool,
+    move_time_limit: Option<i32>,
+    bank: Option<BankControl>,
+) -> Result<Option<Grace>, Error> {
+    let count = match map.remove("grace_extensions") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_i64()
+                .filter(|n| (0..=MAX_GRACE_EXTENSIONS).contains(n))
+                .ok_or_else(|| {
+                    invalid_options(format!(
+                        "The option grace_extensions is a whole number from 0 to {MAX_GRACE_EXTENSIONS}: how many times each seat's deadline is extended before the timeout policy applies."
+                    ))
+                })?,
+        ),
+    };
+    let seconds = seconds_option(map, "grace_seconds")?;
+    if !timed && (count.is_some() || seconds.is_some()) {
+        return Err(invalid_options(
+            "grace_extensions and grace_seconds apply only with a move_time_limit or a time_control.",
+        ));
+    }
+    match count {
+        None | Some(0) if seconds.is_some() => Err(invalid_options(
+            "grace_seconds applies only with grace_extensions of 1 or more.",
+        )),
+        None | Some(0) => Ok(None),
+        Some(n) => {
+            let default = move_time_limit
+                .or(bank.map(|b| b.initial_seconds.min(MAX_TIME_LIMIT as i32)))
+                .unwrap_or(MAX_TIME_LIMIT as i32);
+            Ok(Some(Grace {
+                count: n as i32,
+                seconds: seconds.unwrap_or(default),
+            }))
+        }
+    }
 }
 
 /// Seated players (and the owner) write; whoever may read the match reads.

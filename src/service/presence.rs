@@ -1,5 +1,5 @@
 //! A seat's own say about its presence: resigning (a forfeit) and returning after
-//! a bot stood in for it.
+//! a bot stood in for it; and what a seat may give another: more time.
 
 use std::sync::Arc;
 
@@ -8,17 +8,20 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::auth::AuthenticatedPlayer;
-use crate::games::Event;
+use crate::games::{Event, Progress};
 use crate::service::clock::Clock;
 use crate::service::commits::Commits;
 use crate::service::error::{Error, Result};
+use crate::service::games::Games;
 use crate::service::lifecycle::{ACTIVE, WAITING, forfeited_seats, not_found, record_events};
 use crate::service::models::MatchResponse;
 use crate::service::outcome::ends_early;
 use crate::service::play::Play;
 use crate::service::reads::Reads;
 use crate::service::records::Records;
-use crate::service::timing::{ABSENT, FORFEITED, PRESENT};
+use crate::service::timing::{
+    ABSENT, Bank, FORFEITED, PRESENT, extend, graces_left, seat_deadline,
+};
 use crate::service::tx::transaction;
 use crate::service::visibility::Policy;
 use crate::store;
@@ -32,7 +35,11 @@ pub struct Presence {
     commits: Arc<Commits>,
     policy: Arc<Policy>,
     reads: Arc<Reads>,
+    games: Arc<Games>,
 }
+
+/// The most one extension gives, in seconds (a week).
+pub const MAX_EXTENSION_SECONDS: i64 = 7 * 24 * 3600;
 
 impl Presence {
     pub fn new(
@@ -43,6 +50,7 @@ impl Presence {
         commits: Arc<Commits>,
         policy: Arc<Policy>,
         reads: Arc<Reads>,
+        games: Arc<Games>,
     ) -> Self {
         Self {
             db,
@@ -52,6 +60,7 @@ impl Presence {
             commits,
             policy,
             reads,
+            games,
         }
     }
 }
@@ -71,6 +80,101 @@ impl Presence {
         id: Uuid,
     ) -> Result<MatchResponse, Error> {
         self.set_presence(me, id, PRESENT).await
+    }
+
+    /// Gives seat `to`, which owes a move, `seconds` more: into its bank, or
+    /// on top of its limit for the step. Any other seated player of the match
+    /// may give it (as a chess player adds time to the opponent's clock); a
+    /// seat cannot give itself time.
+    pub async fn extend_seat(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        to: i64,
+        seconds: i64,
+    ) -> Result<MatchResponse, Error> {
+        if !(1..=MAX_EXTENSION_SECONDS).contains(&seconds) {
+            return Err(Error::unprocessable(
+                "invalid_extension",
+                format!(
+                    "An extension is a whole number of seconds from 1 to {MAX_EXTENSION_SECONDS} (a week)."
+                ),
+            )
+            .arg("max", MAX_EXTENSION_SECONDS));
+        }
+        let changed = transaction!(&self.db, |tx| {
+            let mut m = store::matches::lock_match(tx, id)
+                .await?
+                .ok_or_else(not_found)?;
+            let mut seats = store::matches::seats_of(tx, id).await?;
+            let Some(giver) = seats.iter().find(|s| s.player_id == me.id).map(|s| s.seat) else {
+                return Err(self.policy.not_seated(tx, &m, &seats, me.id).await);
+            };
+            if m.status != ACTIVE {
+                return Err(Error::conflict(
+                    "match_not_active",
+                    format!("This match is {}: no clock runs.", m.status),
+                )
+                .arg("status", m.status.clone()));
+            }
+            if m.move_time_limit.is_none() && Bank::of(&m).is_none() {
+                return Err(Error::conflict(
+                    "no_clock",
+                    "This match has no clock: there is no time to give.",
+                ));
+            }
+            let Some(i) = seats.iter().position(|s| i64::from(s.seat) == to) else {
+                return Err(Error::unprocessable(
+                    "invalid_extension",
+                    format!("The match has no seat {to}."),
+                )
+                .arg("seat", to));
+            };
+            if seats[i].seat == giver {
+                return Err(Error::conflict(
+                    "own_seat",
+                    "A seat cannot give itself time; another seat of the match may.",
+                ));
+            }
+            let state = self
+                .records
+                .state_of(&m)
+                .await?
+                .ok_or_else(|| Error::internal("active match without state"))?;
+            let game = self.games.of(&m.game)?;
+            let owes = matches!(game.progress(&state)?, Progress::Active(p) if p.awaiting.contains(&(seats[i].seat as usize)));
+            if !owes || seats[i].bot.is_some() || seats[i].presence == FORFEITED {
+                return Err(Error::conflict(
+                    "seat_not_awaited",
+                    format!("Seat {to} owes no move of its own now: time is given to a seat that is thinking."),
+                )
+                .arg("seat", to));
+            }
+            let now = self.clock.now();
+            extend(&m, &mut seats[i], seconds * 1000);
+            store::matches::update_seat(tx, seats[i].clone()).await?;
+            m.version += 1;
+            m.updated_at = now;
+            let rule = game.step_time_limit(&state)?;
+            let deadline = seat_deadline(&m, &seats[i], rule).map(|(at, _)| at);
+            let event = Event::public(
+                "seat_extended",
+                json!({
+                    "seat": to,
+                    "seconds": seconds,
+                    "by": giver,
+                    "graces_left": (m.grace_extensions.is_some()).then(|| graces_left(&m, &seats[i])),
+                    "deadline": deadline,
+                }),
+            );
+            record_events(tx, &m, &[event], now).await?;
+            self.play.schedule(&mut m, &seats, &state)?;
+            store::matches::update_match(tx, m.clone()).await?;
+            tracing::info!(match.id = %id, seat = to, by = giver, seconds, "seat given more time");
+            Ok::<_, Error>(m)
+        })?;
+        self.commits.committed(&changed);
+        self.reads.get_match(Some(me.id), id).await
     }
 
     async fn set_presence(

@@ -23,7 +23,7 @@ use crate::service::outcome::final_outcome;
 use crate::service::pages::{decode_cursor, encode_cursor, page_limit};
 use crate::service::records::Records;
 use crate::service::snapshots::Snapshot;
-use crate::service::timing::{Bank, PRESENT, seat_deadline};
+use crate::service::timing::{Bank, PRESENT, graces_left, seat_deadline};
 use crate::service::visibility::{Access, Openness, Policy};
 use crate::store;
 use crate::store::entities::{match_seats, matches};
@@ -101,6 +101,7 @@ fn seat_response(
         bank_seconds: None,
         deadline: None,
         seconds_remaining: None,
+        graces_left: None,
     }
 }
 
@@ -230,6 +231,7 @@ impl Reads {
                     let mut shown = seat_response(seat, seats, &player_ref);
                     if let Some(row) = seats.iter().find(|s| s.seat as usize == seat) {
                         shown.bank_seconds = bank_seconds(m, row, now);
+                        shown.graces_left = m.grace_extensions.map(|_| graces_left(m, row));
                     }
                     if let Some((_, at)) = owed.iter().find(|(s, _)| *s == seat) {
                         shown.deadline = Some(*at);

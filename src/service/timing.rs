@@ -62,7 +62,8 @@ pub fn seat_deadline(
             let ms = absent_ms.map_or(i64::from(limit) * 1000, |a| {
                 (i64::from(limit) * 1000).min(a)
             });
-            start + Duration::milliseconds(ms)
+            let ms = ms.saturating_add(extension_ms(m, seat));
+            start + Duration::milliseconds(ms.min(FURTHEST * 1000))
         }),
     };
     let rule = rule_limit
@@ -73,6 +74,38 @@ pub fn seat_deadline(
         (None, Some(o)) => Some((o, Due::Player)),
         (None, None) => None,
     }
+}
+
+/// The time given to `seat` for the match's current step (per-move clocks).
+fn extension_ms(m: &matches::Model, seat: &match_seats::Model) -> i64 {
+    if seat.extension_step == Some(m.step) {
+        seat.extension_ms.unwrap_or(0).max(0)
+    } else {
+        0
+    }
+}
+
+/// Gives `seat` `ms` more time for the move it owes: into its bank when the
+/// match plays with one (a bank is the seat's own time, as on a chess clock;
+/// what lies above the cap is cut with its next increment, as any time
+/// there), or else on top of the current step's limit.
+pub fn extend(m: &matches::Model, seat: &mut match_seats::Model, ms: i64) {
+    match Bank::of(m) {
+        Some(bank) => {
+            let held = seat.bank_ms.unwrap_or(bank.initial_ms);
+            seat.bank_ms = Some(held.saturating_add(ms).min(FURTHEST * 1000));
+        }
+        None => {
+            let given = extension_ms(m, seat).saturating_add(ms);
+            seat.extension_ms = Some(given.min(FURTHEST * 1000));
+            seat.extension_step = Some(m.step);
+        }
+    }
+}
+
+/// How many of the match's grace extensions `seat` has left.
+pub fn graces_left(m: &matches::Model, seat: &match_seats::Model) -> i32 {
+    (m.grace_extensions.unwrap_or(0) - seat.graces_used.unwrap_or(0)).max(0)
 }
 
 /// A match's bank time control, in milliseconds.

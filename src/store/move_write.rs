@@ -913,6 +913,8 @@ mod tests {
             bank_initial_seconds: None,
             bank_increment_seconds: None,
             bank_cap_seconds: None,
+            grace_extensions: None,
+            grace_seconds: None,
         }
     }
 }

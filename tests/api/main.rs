@@ -17,6 +17,7 @@ mod deadlines;
 mod distributed;
 mod edge;
 mod errors;
+mod extensions;
 mod games;
 mod i18n;
 mod leak;

@@ -287,6 +287,10 @@ impl Lobby {
         if let Some(limit) = service_options.absent_move_time_limit {
             stored_options.insert("absent_move_time_limit".into(), limit.into());
         }
+        if let Some(grace) = service_options.grace {
+            stored_options.insert("grace_extensions".into(), grace.count.into());
+            stored_options.insert("grace_seconds".into(), grace.seconds.into());
+        }
         Ok(matches::Model {
             id: Uuid::now_v7(),
             game: info.id.to_owned(),
@@ -322,6 +326,8 @@ impl Lobby {
             bank_initial_seconds: service_options.bank.map(|b| b.initial_seconds),
             bank_increment_seconds: service_options.bank.map(|b| b.increment_seconds),
             bank_cap_seconds: service_options.bank.map(|b| b.cap_seconds),
+            grace_extensions: service_options.grace.map(|g| g.count),
+            grace_seconds: service_options.grace.map(|g| g.seconds),
         })
     }
 
@@ -451,6 +457,9 @@ impl Lobby {
             bank_ms: None,
             asked_at: None,
             moved_at: None,
+            extension_ms: None,
+            extension_step: None,
+            graces_used: None,
         };
         store::matches::insert_seat(tx, seat.clone()).await?;
         m.version += 1;

@@ -97,6 +97,8 @@ impl Lobby {
                 bank_initial_seconds: old.bank_initial_seconds,
                 bank_increment_seconds: old.bank_increment_seconds,
                 bank_cap_seconds: old.bank_cap_seconds,
+                grace_extensions: old.grace_extensions,
+                grace_seconds: old.grace_seconds,
             };
             let others: Vec<Uuid> = seats
                 .iter()

@@ -46,6 +46,7 @@ pub const LIFECYCLE_KINDS: &[&str] = &[
     "match_finished",
     "match_aborted",
     "seat_timed_out",
+    "seat_extended",
     "seat_returned",
     "seat_forfeited",
     "invitation_sent",

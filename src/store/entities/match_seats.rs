@@ -21,6 +21,14 @@ pub struct Model {
     /// When its standing move of the current step was made (a replacement's
     /// time, if replaced): what the step's resolution charges its bank up to.
     pub moved_at: Option<ChronoDateTimeUtc>,
+    /// Time given to the seat for the step `extension_step` (per-move clocks:
+    /// a bank takes it into `bank_ms`), in milliseconds: by other seats, or by
+    /// a grace extension.
+    pub extension_ms: Option<i64>,
+    /// The step `extension_ms` counts for; any other step ignores it.
+    pub extension_step: Option<i64>,
+    /// How many of the match's grace extensions the seat has used.
+    pub graces_used: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -56,6 +56,11 @@ pub struct Model {
     pub bank_increment_seconds: Option<i32>,
     /// The most a seat's bank may hold, in seconds.
     pub bank_cap_seconds: Option<i32>,
+    /// How many grace extensions each seat gets before the timeout policy
+    /// applies; None for none.
+    pub grace_extensions: Option<i32>,
+    /// How long each grace extension is, in seconds.
+    pub grace_seconds: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
