@@ -125,6 +125,7 @@ impl Games {
                         "time_control": null,
                         "timeout_policy": timing::POLICY_BOT,
                         "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
+                        "min_reliability": null,
                     }),
                     options_schema: self
                         .options_schemas

@@ -116,16 +116,20 @@ pub(super) struct ServiceOptions {
     pub time_control: Option<Value>,
     pub timeout_policy: Option<String>,
     pub absent_move_time_limit: Option<i32>,
+    /// The least reliability (deadlines met over owed, 0 to 1) a joiner needs;
+    /// kept in the match's options.
+    pub min_reliability: Option<f64>,
 }
 
 /// The service options every game accepts, with their defaults.
-pub const SERVICE_OPTION_KEYS: [&str; 6] = [
+pub const SERVICE_OPTION_KEYS: [&str; 7] = [
     "rated",
     "position",
     "move_time_limit",
     "time_control",
     "timeout_policy",
     "absent_move_time_limit",
+    "min_reliability",
 ];
 
 /// The longest time limit accepted, in seconds (30 days).
@@ -228,6 +232,7 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
         }
         _ => None,
     };
+    let min_reliability = min_reliability_of(map.remove("min_reliability"))?;
     Ok((
         ServiceOptions {
             rated,
@@ -237,9 +242,27 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             time_control,
             timeout_policy,
             absent_move_time_limit,
+            min_reliability,
         },
         Value::Object(map),
     ))
+}
+
+/// `min_reliability`: a share of deadlines met, from 0 to 1. A match without a
+/// clock may ask for it too: it is the joiner's record elsewhere that counts.
+fn min_reliability_of(v: Option<Value>) -> Result<Option<f64>, Error> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .filter(|r| (0.0..=1.0).contains(r))
+            .map(Some)
+            .ok_or_else(|| {
+                invalid_options(
+                    "The option min_reliability is a number from 0 to 1 (the share of deadlines a joiner must have met).",
+                )
+            }),
+    }
 }
 
 /// Seated players (and the owner) write; whoever may read the match reads.
