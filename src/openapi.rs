@@ -481,6 +481,12 @@ pub fn spec_json(games: &[Box<dyn DynGame>]) -> Value {
                     ),
                 );
                 props.insert(
+                    "min_reliability".into(),
+                    json!({"oneOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}],
+                        "default": null,
+                        "description": "The least share of deadlines met (a player's `reliability.ratio`) a player needs to join; a player with fewer deadlines owed than `reliability.provisional_below` may always join. None by default."}),
+                );
+                props.insert(
                     "position".into(),
                     json!({"oneOf": [position, {"$ref": "#/components/schemas/Redacted"}, {"type": "null"}],
                         "description": "Start from this situation instead of a setup; shown as {\"redacted\": true} until the match is over."}),

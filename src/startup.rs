@@ -562,6 +562,7 @@ struct Parts {
     oauth: web::Data<crate::service::oauth::OAuth>,
     ratings: web::Data<crate::service::ratings::Ratings>,
     stats: web::Data<crate::service::stats::Stats>,
+    reliability: web::Data<crate::service::reliability::Reliability>,
     clubs: web::Data<crate::service::clubs::Clubs>,
     tournaments: web::Data<crate::service::tournaments::Tournaments>,
     deletion: web::Data<crate::service::deletion::Deletion>,
@@ -592,6 +593,7 @@ impl Parts {
             oauth: web::Data::from(s.oauth.clone()),
             ratings: web::Data::from(s.ratings.clone()),
             stats: web::Data::from(s.stats.clone()),
+            reliability: web::Data::from(s.reliability.clone()),
             clubs: web::Data::from(s.clubs.clone()),
             tournaments: web::Data::from(s.tournaments.clone()),
             deletion: web::Data::from(s.deletion.clone()),
@@ -622,6 +624,7 @@ impl Parts {
             .app_data(p.oauth)
             .app_data(p.ratings)
             .app_data(p.stats)
+            .app_data(p.reliability)
             .app_data(p.clubs)
             .app_data(p.tournaments)
             .app_data(p.deletion)

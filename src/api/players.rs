@@ -1,6 +1,7 @@
 use crate::service::accounts::Accounts;
 use crate::service::deletion::Deletion;
 use crate::service::reads::Reads;
+use crate::service::reliability::Reliability;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
@@ -161,19 +162,20 @@ pub async fn get_me(
     Ok(HttpResponse::Ok().json(accounts.my_profile(me.id).await?))
 }
 
-/// A player's public profile.
+/// A player's public profile, with its record of deadlines met against
+/// deadlines owed (`reliability`).
 #[utoipa::path(tag = "players", operation_id = "get_player",
     params(("name" = String, Path, description = "The player's name (any case).")),
     responses(
-        (status = 200, description = "The player.", body = PlayerResponse),
+        (status = 200, description = "The player.", body = crate::service::models::PlayerProfileResponse),
         (status = 404, description = "No such player.", body = Problem, content_type = "application/problem+json"),
     ))]
 #[get("/players/{name}")]
 pub async fn get_player(
-    accounts: web::Data<Accounts>,
+    reliability: web::Data<Reliability>,
     name: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(accounts.player_by_name(&name).await?))
+    Ok(HttpResponse::Ok().json(reliability.profile(&name).await?))
 }
 
 /// Every active match where you owe a move: soonest deadline first, then the

@@ -37,7 +37,8 @@ pub struct CreateTournamentRequest {
     pub rounds: Option<i64>,
     /// The options of every match, as in `POST /matches`: the game's own and
     /// the service's (`rated`, `move_time_limit` or `time_control`,
-    /// `timeout_policy`, `absent_move_time_limit`); no `position`.
+    /// `timeout_policy`, `absent_move_time_limit`, `min_reliability`, which
+    /// is asked of every entrant); no `position`.
     #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
     /// The most entrants: from the game's fewest seats (at least 2) to 256
@@ -247,7 +248,7 @@ action!(
     "Enters the tournament (while it takes entries).",
     join_tournament,
     "An API token without the `play` scope (`insufficient_scope`).",
-    "It has started (`tournament_started`), is full (`tournament_full`), or you are in it (`already_entered`)."
+    "It has started (`tournament_started`), is full (`tournament_full`), you are in it (`already_entered`), or your reliability is below its matches' `min_reliability` (`reliability_too_low`)."
 );
 action!(
     withdraw_from_tournament,

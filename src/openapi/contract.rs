@@ -171,6 +171,7 @@ pub const ERROR_CODES: &[&str] = &[
     "player_not_found",
     "position_not_found",
     "rate_limited",
+    "reliability_too_low",
     "request_not_found",
     "seat_forfeited",
     "seat_taken",

@@ -127,6 +127,7 @@ impl Games {
                         "absent_move_time_limit": timing::DEFAULT_ABSENT_LIMIT,
                         "grace_extensions": 0,
                         "grace_seconds": null,
+                        "min_reliability": null,
                     }),
                     options_schema: self
                         .options_schemas

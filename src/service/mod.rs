@@ -19,6 +19,7 @@
 //!   [`streams::lobby::LobbyFeed`]: the lobby's changes, relayed from the log's one read.
 //! - [`accounts::Accounts`], [`tokens::Tokens`], [`deletion::Deletion`]: players and their credentials;
 //!   [`oauth::OAuth`]: tokens for third-party front ends, by consent (OAuth 2 with PKCE).
+//! - [`reliability::Reliability`]: players' records of deadlines met and owed.
 //! - [`folds::Folds`], [`ratings::Ratings`], [`stats::Stats`], [`clubs::Clubs`],
 //!   [`tournaments::Tournaments`], [`moderation::Moderation`], [`webhooks::Webhooks`].
 //! - [`notifications::Notifications`]: addresses, mail settings, the mail outbox
@@ -62,6 +63,7 @@ pub mod ratings;
 pub mod reads;
 pub mod records;
 pub mod registry;
+pub mod reliability;
 pub mod replay;
 pub mod settled;
 pub mod skill;
@@ -112,6 +114,7 @@ pub struct Services {
     pub folds: Arc<folds::Folds>,
     pub ratings: Arc<ratings::Ratings>,
     pub stats: Arc<stats::Stats>,
+    pub reliability: Arc<reliability::Reliability>,
     pub clubs: Arc<clubs::Clubs>,
     pub tournaments: Arc<tournaments::Tournaments>,
     pub deletion: Arc<deletion::Deletion>,
@@ -236,6 +239,7 @@ impl Services {
         ));
         let stale_lobby = (settings.stale_lobby_days > 0)
             .then(|| chrono::Duration::days(settings.stale_lobby_days as i64));
+        let reliability = Arc::new(reliability::Reliability::new(db.clone(), clock.clone()));
         let lobby = Arc::new(lobby::Lobby::new(lobby::LobbyParts {
             db: db.clone(),
             clock: clock.clone(),
@@ -247,6 +251,7 @@ impl Services {
             clubs: clubs.clone(),
             reads: reads.clone(),
             caps: caps.clone(),
+            reliability: reliability.clone(),
             stale_lobby,
             invitation_ttl,
         }));
@@ -329,7 +334,12 @@ impl Services {
             games.clone(),
             folds.clone(),
         ));
-        let stats = Arc::new(stats::Stats::new(db.clone(), games.clone(), folds.clone()));
+        let stats = Arc::new(stats::Stats::new(
+            db.clone(),
+            games.clone(),
+            folds.clone(),
+            reliability.clone(),
+        ));
         let tournaments = Arc::new(tournaments::Tournaments::new(
             db.clone(),
             clock.clone(),
@@ -339,6 +349,7 @@ impl Services {
             presence.clone(),
             commits.clone(),
             caps.clone(),
+            reliability.clone(),
         ));
         let deletion = Arc::new(deletion::Deletion::new(
             db.clone(),
@@ -411,6 +422,7 @@ impl Services {
             folds,
             ratings,
             stats,
+            reliability,
             clubs,
             tournaments,
             deletion,

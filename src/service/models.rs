@@ -95,7 +95,9 @@ pub struct GameResponse {
     /// none by default); `time_control` (a `TimeControl`: a bank of time per
     /// seat, or seconds per move; none by default); `timeout_policy` (`bot`: a bot moves for a seat whose time
     /// ran out, which is then absent; `forfeit`: the seat forfeits);
-    /// `absent_move_time_limit` (seconds an absent seat gets, with `bot`).
+    /// `absent_move_time_limit` (seconds an absent seat gets, with `bot`);
+    /// `min_reliability` (the least share of deadlines met a joiner needs, 0
+    /// to 1; none by default).
     #[schema(value_type = Object)]
     pub service_options: Value,
     /// The options `POST /matches` takes for this game (its own and the
@@ -568,6 +570,10 @@ pub struct PlayerGameStats {
 pub struct PlayerStatsResponse {
     pub player: PlayerRef,
     pub games: Vec<PlayerGameStats>,
+    /// Deadlines met against deadlines owed, over the recent window, whatever
+    /// the `game` and `include` asked (a record of the player, not of its
+    /// finished matches).
+    pub reliability: ReliabilityResponse,
 }
 
 /// Finished matches of one size and variant.
@@ -680,4 +686,57 @@ pub struct AuditPage {
     pub items: Vec<AuditEntry>,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
+}
+
+/// Deadlines met against deadlines owed in one game.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"game": "malacca", "met": 41, "owed": 42, "ratio": 0.976}))]
+pub struct GameReliability {
+    /// The game's id.
+    pub game: String,
+    /// Deadlines the player met: its own move came before its time ran out.
+    pub met: i64,
+    /// Deadlines owed: met, and missed (its seat timed out).
+    pub owed: i64,
+    /// `met / owed`, from 0 to 1; null while nothing is owed.
+    pub ratio: Option<f64>,
+}
+
+/// A player's public record of deadlines, over the last `window_days`: each
+/// time one of its seats was asked to move in a match with a clock (a
+/// per-move limit or a time bank), the deadline was met when the player moved
+/// in time, missed when the seat timed out. Moves a bot or the game played
+/// for the seat count for neither; matches without a clock and private
+/// matches count for nothing. A match may ask for a minimum to join
+/// (`min_reliability`), which a player with fewer than `provisional_below`
+/// deadlines owed always passes.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"met": 57, "owed": 60, "ratio": 0.95, "window_days": 180,
+    "provisional_below": 10,
+    "by_game": [{"game": "malacca", "met": 41, "owed": 42, "ratio": 0.976},
+                {"game": "kontor", "met": 16, "owed": 18, "ratio": 0.889}]}))]
+pub struct ReliabilityResponse {
+    /// Deadlines met, over every game.
+    pub met: i64,
+    /// Deadlines owed, over every game.
+    pub owed: i64,
+    /// `met / owed`, from 0 to 1; null while nothing is owed (a newcomer).
+    pub ratio: Option<f64>,
+    /// The days counted, back from now (by when the move or time-out was).
+    pub window_days: i64,
+    /// Fewer deadlines owed than this make a record too short to judge: no
+    /// match's minimum refuses it.
+    pub provisional_below: i64,
+    /// Per game, the games with a deadline owed, by id.
+    pub by_game: Vec<GameReliability>,
+}
+
+/// A player's public profile, with its record of deadlines.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlayerProfileResponse {
+    pub id: Uuid,
+    pub name: String,
+    pub is_bot: bool,
+    pub created_at: DateTime<Utc>,
+    pub reliability: ReliabilityResponse,
 }

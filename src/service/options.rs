@@ -118,6 +118,9 @@ pub(super) struct ServiceOptions {
     pub absent_move_time_limit: Option<i32>,
     /// The grace extensions each seat gets before the timeout policy applies.
     pub grace: Option<Grace>,
+    /// The least reliability (deadlines met over owed, 0 to 1) a joiner needs;
+    /// kept in the match's options.
+    pub min_reliability: Option<f64>,
 }
 
 /// A match's grace extensions: how many each seat gets, and how long each is.
@@ -131,7 +134,7 @@ pub(super) struct Grace {
 pub const MAX_GRACE_EXTENSIONS: i64 = 10;
 
 /// The service options every game accepts, with their defaults.
-pub const SERVICE_OPTION_KEYS: [&str; 8] = [
+pub const SERVICE_OPTION_KEYS: [&str; 9] = [
     "rated",
     "position",
     "move_time_limit",
@@ -140,6 +143,7 @@ pub const SERVICE_OPTION_KEYS: [&str; 8] = [
     "absent_move_time_limit",
     "grace_extensions",
     "grace_seconds",
+    "min_reliability",
 ];
 
 /// The longest time limit accepted, in seconds (30 days).
@@ -243,6 +247,7 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
         }
         _ => None,
     };
+    let min_reliability = min_reliability_of(map.remove("min_reliability"))?;
     Ok((
         ServiceOptions {
             rated,
@@ -253,6 +258,7 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             timeout_policy,
             absent_move_time_limit,
             grace,
+            min_reliability,
         },
         Value::Object(map),
     ))
@@ -298,6 +304,23 @@ fn grace_of(
                 seconds: seconds.unwrap_or(default),
             }))
         }
+    }
+}
+
+/// `min_reliability`: a share of deadlines met, from 0 to 1. A match without a
+/// clock may ask for it too: it is the joiner's record elsewhere that counts.
+fn min_reliability_of(v: Option<Value>) -> Result<Option<f64>, Error> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_f64()
+            .filter(|r| (0.0..=1.0).contains(r))
+            .map(Some)
+            .ok_or_else(|| {
+                invalid_options(
+                    "The option min_reliability is a number from 0 to 1 (the share of deadlines a joiner must have met).",
+                )
+            }),
     }
 }
 

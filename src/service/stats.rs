@@ -14,6 +14,7 @@ use crate::service::models::{
     GameStatsResponse, MatchCount, PlayGroup, PlayerGameStats, PlayerRef, PlayerStatsResponse,
     RoundRef, ValueStats, WinGroup,
 };
+use crate::service::reliability::Reliability;
 use crate::store;
 use crate::store::stats;
 use crate::store::stats::{StatsFilter, Window};
@@ -23,11 +24,22 @@ pub struct Stats {
     db: DatabaseConnection,
     games: Arc<Games>,
     folds: Arc<Folds>,
+    reliability: Arc<Reliability>,
 }
 
 impl Stats {
-    pub fn new(db: DatabaseConnection, games: Arc<Games>, folds: Arc<Folds>) -> Self {
-        Self { db, games, folds }
+    pub fn new(
+        db: DatabaseConnection,
+        games: Arc<Games>,
+        folds: Arc<Folds>,
+        reliability: Arc<Reliability>,
+    ) -> Self {
+        Self {
+            db,
+            games,
+            folds,
+            reliability,
+        }
     }
 }
 
@@ -152,6 +164,7 @@ impl Stats {
             });
         }
         Ok(PlayerStatsResponse {
+            reliability: self.reliability.record(player.id).await?,
             player: PlayerRef {
                 id: player.id,
                 name: player.name,

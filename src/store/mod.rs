@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod oauth;
 pub mod players;
 pub mod ratings;
+pub mod reliability;
 pub mod settings;
 pub mod stats;
 pub mod streams;

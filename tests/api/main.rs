@@ -37,6 +37,7 @@ mod players;
 mod positions;
 mod race;
 mod ratings;
+mod reliability;
 mod replays;
 mod replicas;
 mod stats;

@@ -571,6 +571,14 @@ def main():
             assert a.locator("details.numbers").count() >= 1
             a.locator("details.numbers summary").first.click()
             expect(a.locator("details.numbers table").first).to_be_visible()
+            # The reliability record, as the API reads it.
+            rel = api("GET", f"/players/{alice}")["reliability"]
+            expect(a.locator("#reliability-h")).to_have_text("Reliability")
+            summary = a.inner_text("#reliability-summary")
+            if rel["owed"]:
+                assert f"{rel['met']} of {rel['owed']} deadlines met" in summary, summary
+            else:
+                assert f"last {rel['window_days']} days" in summary, summary
             shot(a, "dashboard-player")
             fits_phone(a, "player page")
             a.goto(f"{BASE}/#/game/malacca")

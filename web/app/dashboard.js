@@ -124,7 +124,22 @@ export async function playerPage(app, name) {
         )
       : h("p", { class: "muted" }, t("player-no-finished")),
   );
-  mount(app, h("h1", {}, player.name, player.is_bot ? h("span", { class: "badge" }, t("player-bot")) : ""), h("p", { class: "muted" }, t("player-since", { date: date(player.created_at) })), ratingSection, perGame, results);
+  const rel = player.reliability;
+  const reliabilitySection = rel
+    ? h(
+        "section",
+        { class: "card", id: "reliability", "aria-labelledby": "reliability-h" },
+        h("h2", { id: "reliability-h" }, t("player-reliability")),
+        h("p", { class: "muted" }, t("player-reliability-explained", { days: rel.window_days })),
+        rel.owed
+          ? [
+              h("p", { id: "reliability-summary" }, t("player-reliability-summary", { met: rel.met, owed: rel.owed, ratio: pct(rel.ratio) })),
+              h("ul", {}, rel.by_game.map((g) => h("li", {}, t("player-reliability-game", { game: gameName(g.game), met: g.met, owed: g.owed, ratio: pct(g.ratio) })))),
+            ]
+          : h("p", { id: "reliability-summary", class: "muted" }, t("player-reliability-none", { days: rel.window_days })),
+      )
+    : "";
+  mount(app, h("h1", {}, player.name, player.is_bot ? h("span", { class: "badge" }, t("player-bot")) : ""), h("p", { class: "muted" }, t("player-since", { date: date(player.created_at) })), reliabilitySection, ratingSection, perGame, results);
 }
 
 export async function gamePage(app, gameId) {

@@ -32,6 +32,7 @@ const SERVICE = {
   move_time_limit: { type: "integer", nullable: true },
   timeout_policy: { enum: ["bot", "forfeit"] },
   absent_move_time_limit: { type: "integer" },
+  min_reliability: { type: "number", minimum: 0, maximum: 1, step: 0.05 },
 };
 
 /** An option's name, help and values in the page's language (the spec's words are English). */
@@ -65,8 +66,10 @@ export async function optionsForm(game) {
     } else if (enumValues) {
       input = h("select", { id }, enumValues.map((v) => h("option", { value: v, selected: v === def ? "" : null }, valueOf(key, v))));
       read = () => input.value;
-    } else if (typeof def === "number" || prop.type === "integer" || (Array.isArray(prop.type) && prop.type.includes("integer"))) {
-      input = h("input", { type: "number", id, value: def ?? "", min: prop.minimum ?? 0, inputmode: "numeric", placeholder: def === null ? t("opt-none") : "" });
+    } else if (typeof def === "number" || prop.type === "integer" || prop.type === "number" || (Array.isArray(prop.type) && prop.type.includes("integer"))) {
+      // A share (min_reliability) takes fractions; counts and seconds do not.
+      const fraction = prop.type === "number";
+      input = h("input", { type: "number", id, value: def ?? "", min: prop.minimum ?? 0, max: prop.maximum ?? null, step: prop.step ?? null, inputmode: fraction ? "decimal" : "numeric", placeholder: def === null ? t("opt-none") : "" });
       read = () => (input.value === "" ? null : Number(input.value));
     } else {
       // Lists and objects: JSON, empty for the default.

@@ -24,6 +24,7 @@ use crate::service::models::MatchResponse;
 use crate::service::options::{bad_code, normalize_code, split_options, visibility_of};
 use crate::service::play::Play;
 use crate::service::reads::Reads;
+use crate::service::reliability::{self, Reliability};
 use crate::service::timing::PRESENT;
 use crate::service::tx::transaction;
 use crate::service::visibility::{PRIVATE, Policy};
@@ -42,6 +43,7 @@ pub struct LobbyParts {
     pub clubs: Arc<Clubs>,
     pub reads: Arc<Reads>,
     pub caps: Arc<Caps>,
+    pub reliability: Arc<Reliability>,
     /// How long a waiting match may go unjoined (none: for ever).
     pub stale_lobby: Option<chrono::Duration>,
     /// How long an invitation stays open when its sender does not say.
@@ -60,6 +62,7 @@ pub struct Lobby {
     clubs: Arc<Clubs>,
     reads: Arc<Reads>,
     caps: Arc<Caps>,
+    reliability: Arc<Reliability>,
     stale_lobby: Option<chrono::Duration>,
     invitation_ttl: chrono::Duration,
     /// When the last sweep for stale matches ran, by the service's clock.
@@ -79,6 +82,7 @@ impl Lobby {
             clubs: p.clubs,
             reads: p.reads,
             caps: p.caps,
+            reliability: p.reliability,
             stale_lobby: p.stale_lobby,
             invitation_ttl: p.invitation_ttl,
             last_lobby_sweep: std::sync::Mutex::new(None),
@@ -290,6 +294,9 @@ impl Lobby {
         if let Some(grace) = service_options.grace {
             stored_options.insert("grace_extensions".into(), grace.count.into());
             stored_options.insert("grace_seconds".into(), grace.seconds.into());
+        }
+        if let Some(min) = service_options.min_reliability {
+            stored_options.insert(reliability::MIN_RELIABILITY.into(), min.into());
         }
         Ok(matches::Model {
             id: Uuid::now_v7(),
@@ -544,6 +551,14 @@ impl Lobby {
             None => None,
             Some(c) => Some(normalize_code(c).ok_or_else(bad_code)?),
         };
+        // A match's minimum reliability needs the joiner's record: a read over
+        // every match it sat in, made before the transaction (on Citus, a read
+        // across shards does not belong in one that locks a match's row). The
+        // options it follows never change once the match is made.
+        let record = match store::matches::match_by_id(&self.db, id).await? {
+            Some(m) => self.reliability.record_for(&m.options, me.id).await?,
+            None => None,
+        };
         transaction!(&self.db, |tx| {
             let mut m = store::matches::lock_match(tx, id)
                 .await?
@@ -573,6 +588,7 @@ impl Lobby {
                 )
                 .arg("reason", "unknown_player"));
             }
+            reliability::admits(&m.options, record.as_ref())?;
             self.seat_locked(tx, &mut m, &seats, me.id, None, how.seat)
                 .await?;
             if invitation {

@@ -31,6 +31,7 @@ use crate::service::options::visibility_of;
 use crate::service::pairing::{Entrant, Played};
 use crate::service::play::Play;
 use crate::service::presence::Presence;
+use crate::service::reliability::{self, Reliability};
 use crate::service::tx::transaction;
 use crate::store;
 use crate::store::entities::{tournament_entries, tournament_pairings, tournaments};
@@ -236,6 +237,7 @@ pub struct Tournaments {
     presence: Arc<Presence>,
     commits: Arc<Commits>,
     caps: Arc<Caps>,
+    reliability: Arc<Reliability>,
     /// When the poller last looked at tournaments, by the service's clock.
     last_tournament_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
 }
@@ -251,6 +253,7 @@ impl Tournaments {
         presence: Arc<Presence>,
         commits: Arc<Commits>,
         caps: Arc<Caps>,
+        reliability: Arc<Reliability>,
     ) -> Self {
         Self {
             db,
@@ -261,6 +264,7 @@ impl Tournaments {
             presence,
             commits,
             caps,
+            reliability,
             last_tournament_sweep: std::sync::Mutex::new(None),
         }
     }
@@ -455,6 +459,13 @@ impl Tournaments {
         me: &AuthenticatedPlayer,
         id: Uuid,
     ) -> Result<TournamentResponse, Error> {
+        // The matches' minimum reliability is asked at entry: the server seats
+        // entrants in the matches itself, where nobody joins. The record is
+        // read before the transaction, as when joining a match.
+        let record = match store::tournaments::tournament_by_id(&self.db, id).await? {
+            Some(t) => self.reliability.record_for(&t.options, me.id).await?,
+            None => None,
+        };
         transaction!(&self.db, |tx| {
             let t = self.lock_for(tx, me, id, false).await?;
             if t.status != REGISTERING {
@@ -467,6 +478,7 @@ impl Tournaments {
                     "You are already entered in this tournament.",
                 ));
             }
+            reliability::admits(&t.options, record.as_ref())?;
             self.enter_locked(tx, &t, &entries, vec![(me.id, None)])
                 .await?;
             Ok::<_, Error>(())

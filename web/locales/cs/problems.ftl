@@ -170,6 +170,7 @@ problem-position_not_found =
        *[beyond] Tento zápas nemá pozici { $step }: jeho pozice jsou 0 až { $last }.
     }
 problem-rate_limited = Příliš mnoho požadavků z této adresy nebo účtu ({ $limit } za minutu); zkuste to znovu za { $wait } s.
+problem-reliability_too_low = Tento zápas vyžaduje spolehlivost alespoň { $minimum }; vaše je { $ratio } (dodrženo { $met } z { $owed } termínů).
 problem-request_not_found = Tento hráč nemá žádnou čekající žádost o členství.
 problem-seat_forfeited = Vaše místo v tomto zápase propadlo; další tahy od vás nepřijímá.
 problem-seat_taken = Místo { $seat } je obsazené.

@@ -162,6 +162,7 @@ problem-position_not_found =
        *[beyond] This match has no position { $step }: its positions are 0 to { $last }.
     }
 problem-rate_limited = Too many requests from this address or account ({ $limit } a minute); retry in { $wait } s.
+problem-reliability_too_low = This match asks for a reliability of at least { $minimum }; yours is { $ratio } ({ $met } of { $owed } deadlines met).
 problem-request_not_found = That player has no request to join waiting.
 problem-seat_forfeited = Your seat forfeited this match; it takes no more moves from you.
 problem-seat_taken = Seat { $seat } is taken.

@@ -164,6 +164,7 @@ problem-position_not_found =
        *[beyond] Selles mängus pole seisu { $step }: selle seisud on 0 kuni { $last }.
     }
 problem-rate_limited = Liiga palju päringuid sellelt aadressilt või kontolt ({ $limit } minutis); proovi uuesti { $wait } s pärast.
+problem-reliability_too_low = See mäng nõuab usaldusväärsust vähemalt { $minimum }; sinu oma on { $ratio } ({ $owed } tähtajast peetud { $met }).
 problem-request_not_found = Sellel mängijal pole ootel liitumissoovi.
 problem-seat_forfeited = Sinu koht selles mängus on loovutatud; sinult rohkem käike vastu ei võeta.
 problem-seat_taken = Koht { $seat } on võetud.
