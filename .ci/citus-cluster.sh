@@ -6,6 +6,12 @@
 #
 #   .ci/citus-cluster.sh [up|down|stop-worker N|start-worker N|status]
 #
+# `CITUS_DURABILITY=off .ci/citus-cluster.sh up` runs the nodes without waiting
+# for the disk (fsync and synchronous_commit off): for tests only, where each
+# test's schema is laid out over the nodes in a two-phase commit and the
+# flushes are half the suite's time. Any other `up` makes them durable again,
+# as the benchmarks need.
+#
 # Needs root (pg_createcluster, pg_ctlcluster) and Citus installed for the local
 # Postgres (../shared/citus/install.sh builds it once per machine).
 set -euo pipefail
@@ -50,7 +56,17 @@ case "${1:-up}" in
       psql_on "$c" "SELECT 1 FROM pg_dist_node WHERE nodeport = ${PORT[$w]}" | grep -q 1 ||
         psql_on "$c" "SELECT citus_add_node('127.0.0.1', ${PORT[$w]})" >/dev/null
     done
-    echo "citus: coordinator postgres://postgres@127.0.0.1:$c/$DB, workers on ${PORT[citus_w1]}, ${PORT[citus_w2]}"
+    for n in "${NODES[@]}"; do
+      if [ "${CITUS_DURABILITY:-}" = off ]; then
+        psql_on "${PORT[$n]}" "ALTER SYSTEM SET fsync = off"
+        psql_on "${PORT[$n]}" "ALTER SYSTEM SET synchronous_commit = off"
+      else
+        psql_on "${PORT[$n]}" "ALTER SYSTEM RESET fsync"
+        psql_on "${PORT[$n]}" "ALTER SYSTEM RESET synchronous_commit"
+      fi
+      psql_on "${PORT[$n]}" "SELECT pg_reload_conf()" >/dev/null
+    done
+    echo "citus: coordinator postgres://postgres@127.0.0.1:$c/$DB, workers on ${PORT[citus_w1]}, ${PORT[citus_w2]}${CITUS_DURABILITY:+ (durability: $CITUS_DURABILITY)}"
     ;;
   down)
     for n in "${NODES[@]}"; do pg_ctlcluster --skip-systemctl-redirect "$ver" "$n" stop 2>/dev/null || true; done

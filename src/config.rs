@@ -81,6 +81,9 @@ pub struct Settings {
     /// Hours an invitation to a match stays open unless its sender says
     /// otherwise (`INVITATION_HOURS`, at least 1).
     pub invitation_hours: u64,
+    /// Days of vacation a player may take in any 365 days
+    /// (`VACATION_DAYS_PER_YEAR`); 0 turns vacations off.
+    pub vacation_days_per_year: u64,
     /// How the Postgres move statement writes its lists (`MOVE_LISTS`): `auto`
     /// (multi-row `VALUES` on Citus, arrays elsewhere), `arrays` or `values`.
     pub move_lists: String,
@@ -104,6 +107,8 @@ pub const DEFAULT_STALE_LOBBY_DAYS: u64 = 14;
 /// A week: a correspondence player looks in at least that often, and the lobby
 /// itself goes stale after two.
 pub const DEFAULT_INVITATION_HOURS: u64 = 7 * 24;
+/// Days of vacation a year, as a correspondence league gives (ICCF: 35).
+pub const DEFAULT_VACATION_DAYS: u64 = 30;
 
 /// A revocation through another replica takes effect within this time.
 pub const DEFAULT_CREDENTIAL_CACHE_MS: u64 = 2000;
@@ -429,6 +434,8 @@ impl Settings {
             credential_cache_ms: whole("CREDENTIAL_CACHE_MS", DEFAULT_CREDENTIAL_CACHE_MS)?,
             stale_lobby_days: whole("STALE_LOBBY_DAYS", DEFAULT_STALE_LOBBY_DAYS)?,
             invitation_hours: whole("INVITATION_HOURS", DEFAULT_INVITATION_HOURS)?.max(1),
+            vacation_days_per_year: whole("VACATION_DAYS_PER_YEAR", DEFAULT_VACATION_DAYS)?
+                .min(365),
             move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
             match_reads: var("MATCH_READS").unwrap_or_else(|| "auto".to_owned()),
             replica_silence_ms: whole("REPLICA_SILENCE_MS", DEFAULT_REPLICA_SILENCE_MS)?,

@@ -45,6 +45,7 @@ mod m20261202_100002_create_oauth_codes;
 mod m20261203_100001_add_time_banks;
 mod m20261204_100001_add_extensions;
 mod m20261204_100002_add_timed_out_index;
+mod m20261204_100003_create_vacations;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -119,6 +120,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_100001_add_time_banks::Migration),
             Box::new(m20261204_100001_add_extensions::Migration),
             Box::new(m20261204_100002_add_timed_out_index::Migration),
+            Box::new(m20261204_100003_create_vacations::Migration),
         ]
     }
 }

@@ -106,7 +106,7 @@ pub struct AcceptInvitationRequest {
         (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match, or no invitation of yours (`invitation_not_found`).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Already answered, the match not waiting or full, the seat taken, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Already answered, the match not waiting or full, the seat taken, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`), or you are on vacation (`on_vacation`).", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The invitation expired (`invitation_expired`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "No such seat, or unknown fields.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,

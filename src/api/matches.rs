@@ -449,7 +449,7 @@ pub(super) fn optional_body<T: Default + serde::de::DeserializeOwned>(
         (status = 400, description = "The id is not a UUID, or the body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such match (or a private one without a valid code or invitation).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Not waiting, full, the seat taken, already seated, the invitation declined, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Not waiting, full, the seat taken, already seated, the invitation declined, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`), or you are on vacation (`on_vacation`).", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The invitation expired (`invitation_expired`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "No such seat, a malformed join code, or unknown fields.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
@@ -488,7 +488,7 @@ pub async fn join_match(
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No waiting match has this code (`join_code_not_found`).", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "Full, the seat taken, already seated, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`).", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "Full, the seat taken, already seated, or your reliability is below the match's `min_reliability` (`reliability_too_low`, with your `ratio` and the `minimum`), or you are on vacation (`on_vacation`).", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "No such seat, or a malformed code.", body = Problem, content_type = "application/problem+json"),
         TooManyRequests,
     ))]

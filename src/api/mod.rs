@@ -22,6 +22,7 @@ mod stats;
 pub mod streams;
 mod tokens;
 mod tournaments;
+mod vacation;
 pub mod web;
 mod webhooks;
 
@@ -45,6 +46,9 @@ pub fn routes(cfg: &mut ServiceConfig) {
                 .service(players::get_me)
                 .service(preferences::update_me)
                 .service(players::get_my_turns)
+                .service(vacation::get_my_vacation)
+                .service(vacation::start_vacation)
+                .service(vacation::end_vacation)
                 .service(community::get_my_invitations)
                 .service(chat::list_mutes)
                 .service(chat::mute_player)

@@ -19,7 +19,8 @@ pub struct CreateWebhookRequest {
     /// Event kinds to deliver: some of the server's lifecycle kinds
     /// (`player_joined`, `player_left`, `match_started`, `seat_submitted`,
     /// `step_resolved`, `round_resolved`, `match_finished`, `match_aborted`,
-    /// `seat_timed_out`, `seat_extended`, `seat_returned`, `seat_forfeited`, `invitation_sent`,
+    /// `seat_timed_out`, `seat_extended`, `seat_on_vacation`,
+    /// `seat_back_from_vacation`, `seat_returned`, `seat_forfeited`, `invitation_sent`,
     /// `invitation_accepted`, `invitation_declined`,
     /// `tournament_round_started`), or `["*"]` for every
     /// kind, each game's own included. Omitted: every kind.

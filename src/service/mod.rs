@@ -270,16 +270,17 @@ impl Services {
             policy: policy.clone(),
             snapshots: snapshots.clone(),
         }));
-        let presence = Arc::new(presence::Presence::new(
-            db.clone(),
-            clock.clone(),
-            records.clone(),
-            play.clone(),
-            commits.clone(),
-            policy.clone(),
-            reads.clone(),
-            games.clone(),
-        ));
+        let presence = Arc::new(presence::Presence::new(presence::PresenceParts {
+            db: db.clone(),
+            clock: clock.clone(),
+            records: records.clone(),
+            play: play.clone(),
+            commits: commits.clone(),
+            policy: policy.clone(),
+            reads: reads.clone(),
+            games: games.clone(),
+            vacation_days_per_year: settings.vacation_days_per_year,
+        }));
         let deadlines = Arc::new(deadlines::Deadlines::new(
             db.clone(),
             clock.clone(),

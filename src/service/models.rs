@@ -143,6 +143,9 @@ pub struct SeatResponse {
     /// when the match grants none.
     #[schema(example = 1)]
     pub graces_left: Option<i32>,
+    /// While the seat's player is on vacation: until when (the seat's clock
+    /// stands until then); null otherwise.
+    pub away_until: Option<DateTime<Utc>>,
 }
 
 /// When a seat must move by (deadlines are set by the match's options).
@@ -739,4 +742,30 @@ pub struct PlayerProfileResponse {
     pub is_bot: bool,
     pub created_at: DateTime<Utc>,
     pub reliability: ReliabilityResponse,
+}
+
+/// A vacation's span.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VacationSpan {
+    pub starts_at: DateTime<Utc>,
+    /// When it ends (or ended: coming back early cuts it).
+    pub ends_at: DateTime<Utc>,
+}
+
+/// A player's vacation and allowance. While on vacation every clock of the
+/// player's seats stands, the other seats see it (`seat_on_vacation` and the
+/// seat's `away_until`), and the lobby seats the player in no new match.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct VacationResponse {
+    /// The vacation under way; null when none.
+    pub current: Option<VacationSpan>,
+    /// Days of vacation a player may take in any 365 days.
+    #[schema(example = 30)]
+    pub days_per_year: u64,
+    /// Days taken in the last 365 days (a day begun counts whole; the
+    /// vacation under way counts to its planned end).
+    #[schema(example = 7)]
+    pub days_used: u64,
+    #[schema(example = 23)]
+    pub days_left: u64,
 }

@@ -1,8 +1,10 @@
 //! A seat's own say about its presence: resigning (a forfeit) and returning after
-//! a bot stood in for it; and what a seat may give another: more time.
+//! a bot stood in for it; what a seat may give another: more time; and a
+//! player's vacation, which stops the clocks of every seat it holds.
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Duration, Utc};
 use sea_orm::DatabaseConnection;
 use serde_json::json;
 use uuid::Uuid;
@@ -14,17 +16,18 @@ use crate::service::commits::Commits;
 use crate::service::error::{Error, Result};
 use crate::service::games::Games;
 use crate::service::lifecycle::{ACTIVE, WAITING, forfeited_seats, not_found, record_events};
-use crate::service::models::MatchResponse;
+use crate::service::models::{MatchResponse, VacationResponse, VacationSpan};
 use crate::service::outcome::ends_early;
 use crate::service::play::Play;
 use crate::service::reads::Reads;
 use crate::service::records::Records;
 use crate::service::timing::{
-    ABSENT, Bank, FORFEITED, PRESENT, extend, graces_left, seat_deadline,
+    ABSENT, Bank, FORFEITED, PRESENT, extend, graces_left, seat_deadline, set_away,
 };
 use crate::service::tx::transaction;
 use crate::service::visibility::Policy;
 use crate::store;
+use crate::store::entities::vacations;
 
 /// A seat's own say about its presence: resigning and returning.
 pub struct Presence {
@@ -36,31 +39,38 @@ pub struct Presence {
     policy: Arc<Policy>,
     reads: Arc<Reads>,
     games: Arc<Games>,
+    vacation_days_per_year: u64,
 }
 
 /// The most one extension gives, in seconds (a week).
 pub const MAX_EXTENSION_SECONDS: i64 = 7 * 24 * 3600;
 
+/// What [`Presence`] is built from.
+pub struct PresenceParts {
+    pub db: DatabaseConnection,
+    pub clock: Arc<dyn Clock>,
+    pub records: Arc<Records>,
+    pub play: Arc<Play>,
+    pub commits: Arc<Commits>,
+    pub policy: Arc<Policy>,
+    pub reads: Arc<Reads>,
+    pub games: Arc<Games>,
+    /// Days of vacation a player may take in any 365 days.
+    pub vacation_days_per_year: u64,
+}
+
 impl Presence {
-    pub fn new(
-        db: DatabaseConnection,
-        clock: Arc<dyn Clock>,
-        records: Arc<Records>,
-        play: Arc<Play>,
-        commits: Arc<Commits>,
-        policy: Arc<Policy>,
-        reads: Arc<Reads>,
-        games: Arc<Games>,
-    ) -> Self {
+    pub fn new(p: PresenceParts) -> Self {
         Self {
-            db,
-            clock,
-            records,
-            play,
-            commits,
-            policy,
-            reads,
-            games,
+            db: p.db,
+            clock: p.clock,
+            records: p.records,
+            play: p.play,
+            commits: p.commits,
+            policy: p.policy,
+            reads: p.reads,
+            games: p.games,
+            vacation_days_per_year: p.vacation_days_per_year,
         }
     }
 }
@@ -248,5 +258,176 @@ impl Presence {
             self.commits.committed(&m);
         }
         self.reads.get_match(Some(me.id), id).await
+    }
+}
+
+/// The window a vacation allowance is counted over.
+const YEAR: Duration = Duration::days(365);
+
+/// Whole days of a vacation: a day begun counts whole.
+fn days_of(v: &vacations::Model) -> u64 {
+    let secs = (v.ends_at - v.starts_at).num_seconds().max(0) as u64;
+    secs.div_ceil(86_400)
+}
+
+impl Presence {
+    /// The caller's vacation: the one under way, if any, and the allowance.
+    pub async fn vacation(&self, me: &AuthenticatedPlayer) -> Result<VacationResponse, Error> {
+        let now = self.clock.now();
+        let taken = store::vacations::since(&self.db, me.id, now - YEAR).await?;
+        Ok(self.vacation_response(&taken, now))
+    }
+
+    fn vacation_response(
+        &self,
+        taken: &[vacations::Model],
+        now: DateTime<Utc>,
+    ) -> VacationResponse {
+        let current = taken
+            .iter()
+            .find(|v| v.starts_at <= now && v.ends_at > now)
+            .map(|v| VacationSpan {
+                starts_at: v.starts_at,
+                ends_at: v.ends_at,
+            });
+        let used: u64 = taken
+            .iter()
+            .filter(|v| v.starts_at > now - YEAR)
+            .map(days_of)
+            .sum();
+        VacationResponse {
+            current,
+            days_per_year: self.vacation_days_per_year,
+            days_used: used,
+            days_left: self.vacation_days_per_year.saturating_sub(used),
+        }
+    }
+
+    /// Starts the caller's vacation of `days` days now: every clock of its
+    /// seats stands until it ends or the player comes back.
+    pub async fn start_vacation(
+        &self,
+        me: &AuthenticatedPlayer,
+        days: i64,
+    ) -> Result<VacationResponse, Error> {
+        if self.vacation_days_per_year == 0 {
+            return Err(Error::conflict(
+                "vacations_off",
+                "This server gives no vacations.",
+            ));
+        }
+        let now = self.clock.now();
+        let taken = store::vacations::since(&self.db, me.id, now - YEAR).await?;
+        let status = self.vacation_response(&taken, now);
+        if let Some(current) = &status.current {
+            return Err(Error::conflict(
+                "on_vacation",
+                format!(
+                    "You are on vacation until {}: come back first to take another.",
+                    current.ends_at.to_rfc3339()
+                ),
+            )
+            .arg("until", current.ends_at.to_rfc3339()));
+        }
+        let left = i64::try_from(status.days_left).unwrap_or(i64::MAX);
+        if days < 1 || days > left {
+            return Err(Error::unprocessable(
+                "invalid_vacation",
+                format!(
+                    "A vacation is a whole number of days from 1 to the {left} you have left of {} in any 365 days.",
+                    self.vacation_days_per_year
+                ),
+            )
+            .arg("days_left", left));
+        }
+        let until = now + Duration::days(days);
+        store::vacations::insert(
+            &self.db,
+            vacations::Model {
+                id: Uuid::now_v7(),
+                player_id: me.id,
+                starts_at: now,
+                ends_at: until,
+            },
+        )
+        .await?;
+        tracing::info!(player.id = %me.id, days, "vacation started");
+        self.apply_vacation(me.id, now, Some(until)).await?;
+        self.vacation(me).await
+    }
+
+    /// Ends the caller's vacation now: its clocks run again.
+    pub async fn end_vacation(&self, me: &AuthenticatedPlayer) -> Result<VacationResponse, Error> {
+        let now = self.clock.now();
+        let taken = store::vacations::since(&self.db, me.id, now).await?;
+        let Some(current) = taken.iter().find(|v| v.starts_at <= now) else {
+            return Err(Error::conflict(
+                "not_on_vacation",
+                "You are not on vacation.",
+            ));
+        };
+        store::vacations::end_at(&self.db, current.id, now).await?;
+        tracing::info!(player.id = %me.id, "vacation ended early");
+        self.apply_vacation(me.id, now, None).await?;
+        self.vacation(me).await
+    }
+
+    /// Writes the vacation onto each seat the player holds in a waiting or
+    /// active match (`until` None: it ends now), each match in a transaction
+    /// of its own, one shard each on a distributed database.
+    async fn apply_vacation(
+        &self,
+        player: Uuid,
+        now: DateTime<Utc>,
+        until: Option<DateTime<Utc>>,
+    ) -> Result<(), Error> {
+        for id in store::vacations::open_matches_of(&self.db, player).await? {
+            let changed = transaction!(&self.db, |tx| {
+                let Some(mut m) = store::matches::lock_match(tx, id).await? else {
+                    return Ok::<_, Error>(None);
+                };
+                if m.status != ACTIVE && m.status != WAITING {
+                    return Ok(None);
+                }
+                let mut seats = store::matches::seats_of(tx, id).await?;
+                let Some(i) = seats.iter().position(|s| s.player_id == player) else {
+                    return Ok(None);
+                };
+                let event = match until {
+                    Some(until) => {
+                        set_away(&m, &mut seats[i], now, until);
+                        Event::public(
+                            "seat_on_vacation",
+                            json!({ "seat": seats[i].seat, "until": until }),
+                        )
+                    }
+                    None => {
+                        if seats[i].away_until.is_none_or(|u| u <= now) {
+                            return Ok(None);
+                        }
+                        seats[i].away_until = Some(now);
+                        Event::public("seat_back_from_vacation", json!({ "seat": seats[i].seat }))
+                    }
+                };
+                store::matches::update_seat(tx, seats[i].clone()).await?;
+                m.version += 1;
+                m.updated_at = now;
+                if m.status == ACTIVE {
+                    record_events(tx, &m, &[event], now).await?;
+                    let state = self
+                        .records
+                        .state_of(&m)
+                        .await?
+                        .ok_or_else(|| Error::internal("active match without state"))?;
+                    self.play.schedule(&mut m, &seats, &state)?;
+                }
+                store::matches::update_match(tx, m.clone()).await?;
+                Ok(Some(m))
+            })?;
+            if let Some(m) = changed {
+                self.commits.committed(&m);
+            }
+        }
+        Ok(())
     }
 }

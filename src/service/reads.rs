@@ -102,6 +102,7 @@ fn seat_response(
         deadline: None,
         seconds_remaining: None,
         graces_left: None,
+        away_until: None,
     }
 }
 
@@ -232,6 +233,9 @@ impl Reads {
                     if let Some(row) = seats.iter().find(|s| s.seat as usize == seat) {
                         shown.bank_seconds = bank_seconds(m, row, now);
                         shown.graces_left = m.grace_extensions.map(|_| graces_left(m, row));
+                        shown.away_until = row
+                            .away_until
+                            .filter(|u| *u > now && row.away_from.is_some_and(|f| f <= now));
                     }
                     if let Some((_, at)) = owed.iter().find(|(s, _)| *s == seat) {
                         shown.deadline = Some(*at);

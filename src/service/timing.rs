@@ -56,14 +56,23 @@ pub fn seat_deadline(
             // The seat's own bank, counted from when it was asked.
             let held = seat.bank_ms.unwrap_or(bank.initial_ms);
             let ms = absent_ms.map_or(held, |a| held.min(a)).max(0);
-            Some(seat.asked_at.unwrap_or(start) + Duration::milliseconds(ms.min(FURTHEST * 1000)))
+            let asked = seat.asked_at.unwrap_or(start);
+            Some(paused_past(
+                seat,
+                asked,
+                asked + Duration::milliseconds(ms.min(FURTHEST * 1000)),
+            ))
         }
         None => m.move_time_limit.map(|limit| {
             let ms = absent_ms.map_or(i64::from(limit) * 1000, |a| {
                 (i64::from(limit) * 1000).min(a)
             });
             let ms = ms.saturating_add(extension_ms(m, seat));
-            start + Duration::milliseconds(ms.min(FURTHEST * 1000))
+            paused_past(
+                seat,
+                start,
+                start + Duration::milliseconds(ms.min(FURTHEST * 1000)),
+            )
         }),
     };
     let rule = rule_limit
@@ -73,6 +82,30 @@ pub fn seat_deadline(
         (Some(r), _) => Some((r, Due::Rule)),
         (None, Some(o)) => Some((o, Due::Player)),
         (None, None) => None,
+    }
+}
+
+/// The milliseconds of `[from, to)` the seat's player spent on vacation, when
+/// its clock stood.
+pub fn paused_ms(seat: &match_seats::Model, from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
+    match (seat.away_from, seat.away_until) {
+        (Some(a), Some(b)) => (b.min(to) - a.max(from)).num_milliseconds().max(0),
+        _ => 0,
+    }
+}
+
+/// A deadline `due`, counted from `since`, moved past the player's vacation:
+/// a clock stands while its player is away, so a vacation that begins before
+/// the deadline pushes it back by the part of it after `since`. One that
+/// begins later finds the deadline passed and changes nothing.
+fn paused_past(
+    seat: &match_seats::Model,
+    since: DateTime<Utc>,
+    due: DateTime<Utc>,
+) -> DateTime<Utc> {
+    match (seat.away_from, seat.away_until) {
+        (Some(a), Some(b)) if a < due && b > since => due + (b - a.max(since)),
+        _ => due,
     }
 }
 
@@ -101,6 +134,40 @@ pub fn extend(m: &matches::Model, seat: &mut match_seats::Model, ms: i64) {
             seat.extension_step = Some(m.step);
         }
     }
+}
+
+/// Sets the player's vacation `[from, until)` on `seat`, first folding the
+/// vacation it replaces into the seat's clock so that none of that time is
+/// charged either: a bank's ask moves on by it, a per-move step's limit grows
+/// by it.
+pub fn set_away(
+    m: &matches::Model,
+    seat: &mut match_seats::Model,
+    from: DateTime<Utc>,
+    until: DateTime<Utc>,
+) {
+    if seat.away_from.is_some() {
+        let now = from;
+        match Bank::of(m) {
+            Some(_) => {
+                if let Some(asked) = seat.asked_at {
+                    let end = seat.moved_at.unwrap_or(now);
+                    seat.asked_at =
+                        Some(asked + Duration::milliseconds(paused_ms(seat, asked, end)));
+                }
+            }
+            None => {
+                if let Some(start) = m.step_started_at {
+                    let ms = paused_ms(seat, start, now);
+                    let given = extension_ms(m, seat).saturating_add(ms);
+                    seat.extension_ms = Some(given.min(FURTHEST * 1000));
+                    seat.extension_step = Some(m.step);
+                }
+            }
+        }
+    }
+    seat.away_from = Some(from);
+    seat.away_until = Some(until);
 }
 
 /// How many of the match's grace extensions `seat` has left.
@@ -143,10 +210,14 @@ impl Bank {
     /// (a sealed step before its reveal), its bank as that move leaves it.
     pub fn remaining(&self, seat: &match_seats::Model, now: DateTime<Utc>) -> i64 {
         let held = seat.bank_ms.unwrap_or(self.initial_ms);
+        // Time on vacation is not the seat's thinking time.
+        let thought = |asked: DateTime<Utc>, until: DateTime<Utc>| {
+            until - asked - Duration::milliseconds(paused_ms(seat, asked, until))
+        };
         match (seat.asked_at, seat.moved_at) {
-            (Some(asked), Some(moved)) => self.after_move(held, moved - asked),
+            (Some(asked), Some(moved)) => self.after_move(held, thought(asked, moved)),
             (Some(asked), None) => held
-                .saturating_sub((now - asked).num_milliseconds().max(0))
+                .saturating_sub(thought(asked, now).num_milliseconds().max(0))
                 .max(0),
             (None, _) => held,
         }

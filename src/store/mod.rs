@@ -23,6 +23,7 @@ pub mod settings;
 pub mod stats;
 pub mod streams;
 pub mod tournaments;
+pub mod vacations;
 pub mod webhooks;
 
 use std::time::Duration;

@@ -5,21 +5,16 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use serde_json::{Value, json};
 
 use crate::helpers::{
     Player, TestApp, restart_process, spawn_app_with, spawn_app_with_manual_clock, spawn_process,
 };
+use crate::timed::{at, wait_for};
 
 fn bank(initial: i64, increment: i64, cap: i64) -> Value {
     json!({"kind": "bank", "initial_seconds": initial, "increment_seconds": increment, "cap_seconds": cap})
-}
-
-fn at(v: &Value) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(v.as_str().expect("a time"))
-        .expect("RFC 3339")
-        .with_timezone(&Utc)
 }
 
 /// Every seat's `bank_seconds` as the match read shows them.
@@ -56,18 +51,6 @@ async fn events_of(app: &TestApp, id: &str) -> Vec<Value> {
         .as_array()
         .expect("events")
         .clone()
-}
-
-/// Reads the match until `done` holds (the deadline poller runs every 20 ms).
-async fn wait_for(app: &TestApp, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..250 {
-        let m = app.match_as(id, None).await;
-        if done(&m) {
-            return m;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never happened: {what}");
 }
 
 #[tokio::test]

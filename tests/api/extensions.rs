@@ -4,25 +4,10 @@
 
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, spawn_app_with, spawn_app_with_manual_clock};
-
-fn at(v: &Value) -> DateTime<Utc> {
-    DateTime::parse_from_rfc3339(v.as_str().expect("a time"))
-        .expect("RFC 3339")
-        .with_timezone(&Utc)
-}
-
-async fn move_now(app: &TestApp, id: &str, p: &Player) {
-    let m = app.match_as(id, Some(p)).await;
-    let prompt = &m["prompt"];
-    assert_eq!(prompt["your_turn"], true, "{m}");
-    let action = prompt["legal"][0].clone();
-    let step = prompt["step"].as_i64().expect("step");
-    app.submit(id, p, step, action).await.expect(200);
-}
+use crate::timed::{at, events_of_kind, move_first, wait_for};
 
 async fn extend(
     app: &TestApp,
@@ -39,30 +24,6 @@ async fn extend(
     .await
 }
 
-async fn events_of(app: &TestApp, id: &str, kind: &str) -> Vec<Value> {
-    app.get(&format!("/api/v1/matches/{id}/events?limit=200"), None)
-        .await
-        .expect(200)["items"]
-        .as_array()
-        .expect("events")
-        .iter()
-        .filter(|e| e["kind"] == kind)
-        .cloned()
-        .collect()
-}
-
-/// Reads the match until `done` holds (the deadline poller runs every 20 ms).
-async fn wait_for(app: &TestApp, id: &str, what: &str, done: impl Fn(&Value) -> bool) -> Value {
-    for _ in 0..250 {
-        let m = app.match_as(id, None).await;
-        if done(&m) {
-            return m;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("never happened: {what}");
-}
-
 #[tokio::test]
 async fn a_seat_gives_a_thinking_seat_time_for_this_step_under_a_per_move_clock() {
     let (app, clock) = spawn_app_with_manual_clock().await;
@@ -71,7 +32,7 @@ async fn a_seat_gives_a_thinking_seat_time_for_this_step_under_a_per_move_clock(
         .started_match(&players, "heretics", json!({"move_time_limit": 300}))
         .await;
     let start = clock.now_utc();
-    move_now(&app, &id, &players[2]).await;
+    move_first(&app, &id, &players[2]).await;
 
     let m = extend(&app, &id, &players[1], 0, 3600).await.expect(200);
     assert_eq!(
@@ -84,7 +45,7 @@ async fn a_seat_gives_a_thinking_seat_time_for_this_step_under_a_per_move_clock(
         start + chrono::Duration::seconds(300),
         "the giver's own deadline stands"
     );
-    let given = events_of(&app, &id, "seat_extended").await;
+    let given = events_of_kind(&app, &id, "seat_extended").await;
     assert_eq!(given.len(), 1);
     assert_eq!(given[0]["data"]["seat"], 0);
     assert_eq!(given[0]["data"]["by"], 1);
@@ -141,7 +102,7 @@ async fn a_seat_gives_a_thinking_seat_time_for_this_step_under_a_per_move_clock(
 
     // Seat 1 would have timed out at 300 s; seat 0 still thinks at 301 s.
     clock.advance(chrono::Duration::seconds(299));
-    move_now(&app, &id, &players[1]).await;
+    move_first(&app, &id, &players[1]).await;
     clock.advance(chrono::Duration::seconds(2));
     tokio::time::sleep(Duration::from_millis(150)).await;
     let m = app.match_as(&id, None).await;
@@ -149,7 +110,7 @@ async fn a_seat_gives_a_thinking_seat_time_for_this_step_under_a_per_move_clock(
     assert_eq!(m["seats"][0]["presence"], "present");
 
     // The extension was for that step: the next one has the plain limit.
-    move_now(&app, &id, &players[0]).await;
+    move_first(&app, &id, &players[0]).await;
     let m = app.match_as(&id, None).await;
     assert_eq!(m["step"], 1);
     assert_eq!(
@@ -177,7 +138,7 @@ async fn time_given_under_a_bank_goes_into_the_bank() {
     );
     assert_eq!(m["seats"][0]["bank_seconds"], 500);
     for p in &players {
-        move_now(&app, &id, p).await;
+        move_first(&app, &id, p).await;
     }
     let m = app.match_as(&id, None).await;
     assert_eq!(m["step"], 1);
@@ -202,8 +163,8 @@ async fn grace_extensions_come_before_the_timeout_policy() {
     assert_eq!(m["options"]["grace_extensions"], 2);
     assert_eq!(m["options"]["grace_seconds"], 30);
     assert_eq!(m["seats"][2]["graces_left"], 2);
-    move_now(&app, &id, &players[0]).await;
-    move_now(&app, &id, &players[1]).await;
+    move_first(&app, &id, &players[0]).await;
+    move_first(&app, &id, &players[1]).await;
 
     // Two graces of 30 s, each counted from the deadline that passed.
     for (n, deadline) in [(1, 90), (2, 120)] {
@@ -220,20 +181,20 @@ async fn grace_extensions_come_before_the_timeout_policy() {
             start + chrono::Duration::seconds(deadline)
         );
     }
-    let graces = events_of(&app, &id, "seat_extended").await;
+    let graces = events_of_kind(&app, &id, "seat_extended").await;
     assert_eq!(graces.len(), 2, "{graces:?}");
     assert_eq!(graces[0]["data"]["by"], Value::Null);
     assert_eq!(graces[0]["data"]["graces_left"], 1);
     assert_eq!(graces[1]["data"]["graces_left"], 0);
-    assert!(events_of(&app, &id, "seat_timed_out").await.is_empty());
+    assert!(events_of_kind(&app, &id, "seat_timed_out").await.is_empty());
 
     // The graces spent, the policy applies: a bot moves for the absent seat.
     clock.advance(chrono::Duration::seconds(31));
     let m = wait_for(&app, &id, "the bot's move", |m| m["step"] == 1).await;
     assert_eq!(m["seats"][2]["presence"], "absent");
-    assert_eq!(events_of(&app, &id, "seat_timed_out").await.len(), 1);
+    assert_eq!(events_of_kind(&app, &id, "seat_timed_out").await.len(), 1);
     assert_eq!(
-        events_of(&app, &id, "seat_extended").await.len(),
+        events_of_kind(&app, &id, "seat_extended").await.len(),
         2,
         "graces are per match, not per step"
     );
@@ -252,8 +213,8 @@ async fn a_grace_under_a_bank_is_one_initial_allowance_by_default() {
         .await;
     let m = app.match_as(&id, None).await;
     assert_eq!(m["options"]["grace_seconds"], 120);
-    move_now(&app, &id, &players[0]).await;
-    move_now(&app, &id, &players[1]).await;
+    move_first(&app, &id, &players[0]).await;
+    move_first(&app, &id, &players[1]).await;
     clock.advance(chrono::Duration::seconds(121));
     let m = wait_for(&app, &id, "the grace", |m| {
         m["seats"][2]["graces_left"] == 0

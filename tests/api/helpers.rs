@@ -109,6 +109,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         credential_cache_ms: 2000,
         stale_lobby_days: 14,
         invitation_hours: 168,
+        vacation_days_per_year: 30,
         move_lists: std::env::var("MOVE_LISTS").unwrap_or_else(|_| "auto".into()),
         match_reads: "auto".into(),
         // One server per test: it takes itself for the only replica at once, so
@@ -190,7 +191,18 @@ async fn spawn_app_with_clock(
 /// would be; `app` must outlive it.
 #[allow(dead_code)]
 pub async fn another_replica(app: &TestApp) -> TestApp {
-    let server = Application::build_with_clock(app.settings.clone(), Arc::new(SystemClock))
+    replica_with_clock(app, Arc::new(SystemClock)).await
+}
+
+/// A second server in this process on `app`'s database, reading the same
+/// clock `app` was given: another replica whose time a test moves with it.
+#[allow(dead_code)]
+pub async fn another_replica_with_clock(app: &TestApp, clock: Arc<ManualClock>) -> TestApp {
+    replica_with_clock(app, clock).await
+}
+
+async fn replica_with_clock(app: &TestApp, clock: Arc<dyn Clock>) -> TestApp {
+    let server = Application::build_with_clock(app.settings.clone(), clock)
         .await
         .expect("build the second replica");
     let address = format!("http://127.0.0.1:{}", server.port());

@@ -501,6 +501,39 @@ def main():
             a.wait_for_function(f"() => window.sealedOrders.match.step > {mine['prompt']['step']}", timeout=15000)
             assert a.locator("#change-move").count() == 0
 
+        @check("a banked match shows each seat's bank and graces; a seat gives the thinking seat more time from the page")
+        def _():
+            options = {"time_control": {"kind": "bank", "initial_seconds": 86400, "increment_seconds": 3600}, "grace_extensions": 1}
+            m = api("POST", "/matches", token_of(a), {"game": "heretics", "seats": 2, "options": options})
+            mid = m["id"]
+            api("POST", f"/matches/{mid}/join", token_of(b), {})
+            mine = api("GET", f"/matches/{mid}", token_of(a))
+            api("POST", f"/matches/{mid}/moves", token_of(a), {"step": mine["prompt"]["step"], "action": mine["prompt"]["legal"][0]})
+            bob_seat = 1 - mine["your_seat"]
+            open_match(a, mid)
+            # alice moved: her bank stands, with her increment; bob's runs down
+            expect(a.locator(".seats .badge.bank")).to_have_count(1)
+            assert "bank 1 d" in a.inner_text(".seats .badge.bank"), a.inner_text(".seats .badge.bank")
+            expect(a.locator(".seats .badge.graces").first).to_have_text("1 grace left")
+            expect(a.locator(".seats .countdown")).to_have_count(1)
+            before = api("GET", f"/matches/{mid}")["seats"][bob_seat]["bank_seconds"]
+            give = a.locator(f".seats button.give-time[data-seat='{bob_seat}']")
+            expect(give).to_have_text("+1:00:00")
+            assert a.locator(f".seats button.give-time[data-seat='{mine['your_seat']}']").count() == 0, "no time for oneself"
+            shot(a, "match-bank")
+            fits_phone(a, "banked match")
+            before_v = version(a)
+            give.click()
+            a.wait_for_function(f"() => Number(document.querySelector('#app > .page').dataset.version) > {before_v}")
+            after = api("GET", f"/matches/{mid}")["seats"][bob_seat]["bank_seconds"]
+            assert 3590 <= after - before <= 3600, (before, after)
+            kinds = [e["kind"] for e in api("GET", f"/matches/{mid}/events?limit=50")["items"]]
+            assert kinds.count("seat_extended") == 1, kinds
+            # bob sees no button for his own seat, one for alice's only while she thinks
+            open_match(b, mid)
+            expect(b.locator(".seats .countdown")).to_have_count(1)
+            assert b.locator(".seats button.give-time").count() == 0
+
         @check("the replay steps through the moves and the seed agrees with its commitment")
         def _():
             a.goto(f"{BASE}/#/replay/{state['malacca']}")

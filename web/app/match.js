@@ -2,7 +2,7 @@
 // the result, its chat. Live through the match's event stream: on an event,
 // re-read (the match, or the chat for a chat event).
 import { api, get, post, del, follow, session } from "./api.js";
-import { h, mount, attempt, toast, countdown, playerLink, seatColour, relative, seatLabel, date } from "./ui.js";
+import { h, mount, attempt, toast, countdown, clockText, playerLink, seatColour, relative, seatLabel, date } from "./ui.js";
 import { t, tOr } from "./i18n.js";
 import { gameName, kindText, valueText, subjectText } from "./terms.js";
 import { rulesPanel } from "./rules.js";
@@ -18,7 +18,31 @@ export const BOARDS = { malacca, heretics, kontor, cairo };
 /** What the page last drew, for tests and curious users (the API's document as is). */
 window.sealedOrders = window.sealedOrders || {};
 
-function seatBar(m) {
+/**
+ * A button that gives a thinking seat more time (another seat's gift, as a
+ * chess player adds time to the opponent's clock): an hour, or one move's
+ * limit when that is shorter.
+ */
+function giveTime(m, seat, owing, refresh) {
+  if (m.status !== "active" || m.your_seat == null || m.your_seat === seat.seat || seat.bot || !owing) return "";
+  const tc = m.options?.time_control || {};
+  const limit = m.options?.move_time_limit || tc.seconds || tc.initial_seconds;
+  if (!limit) return "";
+  const seconds = Math.min(3600, limit);
+  return h("button", {
+    type: "button",
+    class: "small secondary give-time",
+    "data-seat": seat.seat,
+    title: t("action-give-time-title", { seat: seat.seat }),
+    onclick: (e) => attempt(async () => {
+      await post(`/matches/${m.id}/extensions`, { seat: seat.seat, seconds });
+      toast(t("toast-time-given", { seat: seat.seat, time: clockText(seconds * 1000) }), "info");
+      refresh();
+    }, e.currentTarget),
+  }, t("action-give-time", { time: clockText(seconds * 1000) }));
+}
+
+function seatBar(m, refresh) {
   const awaiting = new Set(m.prompt?.awaiting || []);
   const deadlines = new Map((m.prompt?.deadlines || []).map((d) => [d.seat, d.at]));
   return h(
@@ -40,6 +64,12 @@ function seatBar(m) {
         awaiting.has(seat.seat) ? h("span", { class: "to-move-label" }, m.prompt?.sealed ? t("seat-deciding") : t("seat-to-move")) : "",
         // A bot's deadline is "now": the server moves for it at once.
         deadlines.has(seat.seat) && !seat.bot ? countdown(deadlines.get(seat.seat)) : "",
+        // A bank that is not running: the seat's time in hand.
+        seat.bank_seconds != null && !deadlines.has(seat.seat)
+          ? h("span", { class: "badge bank", title: t("seat-bank-title") }, t("seat-bank", { time: clockText(seat.bank_seconds * 1000) }))
+          : "",
+        seat.graces_left != null ? h("span", { class: "badge graces", title: t("seat-graces-title") }, t("seat-graces", { n: seat.graces_left })) : "",
+        giveTime(m, seat, deadlines.has(seat.seat), refresh),
       ),
     ),
   );
@@ -341,7 +371,7 @@ export async function matchPage(app, id) {
           m.status === "finished" || m.status === "aborted" ? "" : liveBadge,
         ),
       ),
-      seatBar(m),
+      seatBar(m, load),
       lifecycleButtons(m, load, gameInfo),
     );
     const pickers = {};

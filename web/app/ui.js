@@ -84,6 +84,11 @@ export function countdown(at) {
   return el;
 }
 
+/** A span of time as the countdowns write it (`1:05:09`, `2 d 3 h`). */
+export function clockText(ms) {
+  return clock(ms);
+}
+
 function clock(ms) {
   const secs = Math.ceil(ms / 1000);
   const d = Math.floor(secs / 86400);

@@ -453,6 +453,12 @@ impl Lobby {
                 .await?;
         }
         let now = self.clock.now();
+        // A player seated by the server while away (a tournament's round, a
+        // rematch) is seated with its clock standing until it is back.
+        let away = match bot {
+            Some(_) => None,
+            None => store::vacations::current(tx, player, now).await?,
+        };
         let seat = match_seats::Model {
             match_id: m.id,
             seat: free,
@@ -467,6 +473,8 @@ impl Lobby {
             extension_ms: None,
             extension_step: None,
             graces_used: None,
+            away_from: away.as_ref().map(|v| v.starts_at),
+            away_until: away.as_ref().map(|v| v.ends_at),
         };
         store::matches::insert_seat(tx, seat.clone()).await?;
         m.version += 1;
@@ -589,6 +597,16 @@ impl Lobby {
                 .arg("reason", "unknown_player"));
             }
             reliability::admits(&m.options, record.as_ref())?;
+            if let Some(v) = store::vacations::current(tx, me.id, self.clock.now()).await? {
+                return Err(Error::conflict(
+                    "on_vacation",
+                    format!(
+                        "You are on vacation until {}: come back first to join a match.",
+                        v.ends_at.to_rfc3339()
+                    ),
+                )
+                .arg("until", v.ends_at.to_rfc3339()));
+            }
             self.seat_locked(tx, &mut m, &seats, me.id, None, how.seat)
                 .await?;
             if invitation {

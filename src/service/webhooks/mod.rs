@@ -47,6 +47,8 @@ pub const LIFECYCLE_KINDS: &[&str] = &[
     "match_aborted",
     "seat_timed_out",
     "seat_extended",
+    "seat_on_vacation",
+    "seat_back_from_vacation",
     "seat_returned",
     "seat_forfeited",
     "invitation_sent",

@@ -29,6 +29,11 @@ pub struct Model {
     pub extension_step: Option<i64>,
     /// How many of the match's grace extensions the seat has used.
     pub graces_used: Option<i32>,
+    /// The player's latest vacation, copied onto each seat it holds in an
+    /// active match: the seat's clock stands from `away_from` to
+    /// `away_until` (cut short when the player comes back early).
+    pub away_from: Option<ChronoDateTimeUtc>,
+    pub away_until: Option<ChronoDateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

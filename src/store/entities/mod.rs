@@ -34,6 +34,7 @@ pub mod stream_tickets;
 pub mod tournament_entries;
 pub mod tournament_pairings;
 pub mod tournaments;
+pub mod vacations;
 pub mod webhook_attempts;
 pub mod webhook_deliveries;
 pub mod webhooks;

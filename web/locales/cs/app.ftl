@@ -69,6 +69,17 @@ seat-bot = bot ({ $kind })
 seat-you = vy
 seat-deciding = rozhoduje se
 seat-to-move = na tahu
+seat-bank = zásoba { $time }
+seat-bank-title = Čas, který místo má v zásobě: ubíhá, dokud je místo na tahu.
+seat-graces = { $n ->
+    [one] zbývá 1 odklad
+    [few] zbývají { $n } odklady
+   *[other] zbývá { $n } odkladů
+}
+seat-graces-title = Odklady: když místu vyprší čas, dostane ho tolikrát navíc, než se uplatní pravidlo pro vypršení času.
+action-give-time = +{ $time }
+action-give-time-title = Dát místu { $seat } víc času na rozmyšlenou
+toast-time-given = Místo { $seat } dostalo { $time } navíc.
 
 ## Sloupce tabulek
 

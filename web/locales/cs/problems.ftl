@@ -201,3 +201,12 @@ problem-unsupported_media_type = Tělo požadavku musí být JSON (Content-Type:
 problem-weak_password = Heslo má aspoň 8 znaků (a nejvýše 1024 bajtů).
 problem-webhook_not_found = Webhook s tímto id nemáte.
 problem-wrong_password = Heslo je špatně.
+
+problem-invalid_extension = Prodloužení se dává místu v zápase, na 1 sekundu až týden.
+problem-own_seat = Místo si nemůže přidat čas samo; může mu ho dát jiné místo v zápase.
+problem-seat_not_awaited = To místo teď nedluží žádný vlastní tah: čas se dává místu, které přemýšlí.
+problem-no_clock = Tento zápas nemá hodiny: není žádný čas, který by šlo dát.
+problem-on_vacation = Jste na dovolené do { $until }: nejdřív se vraťte.
+problem-not_on_vacation = Nejste na dovolené.
+problem-vacations_off = Tento server dovolené neposkytuje.
+problem-invalid_vacation = Dovolená je celý počet dní, od 1 do { $days_left }, které vám zbývají.

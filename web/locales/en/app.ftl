@@ -67,6 +67,16 @@ seat-bot = bot { $kind }
 seat-you = you
 seat-deciding = deciding
 seat-to-move = to move
+seat-bank = bank { $time }
+seat-bank-title = The seat's time in hand: its bank runs while it owes a move.
+seat-graces = { $n ->
+    [one] 1 grace left
+   *[other] { $n } graces left
+}
+seat-graces-title = Grace extensions: when the seat's time runs out, it gets more this many times before the timeout applies.
+action-give-time = +{ $time }
+action-give-time-title = Give seat { $seat } more time to think
+toast-time-given = Seat { $seat } got { $time } more.
 
 ## Table columns
 

@@ -189,3 +189,12 @@ problem-unsupported_media_type = The request body must be JSON (Content-Type: ap
 problem-weak_password = A password has at least 8 characters (and at most 1024 bytes).
 problem-webhook_not_found = You have no webhook with that id.
 problem-wrong_password = The password is wrong.
+
+problem-invalid_extension = An extension goes to a seat of the match, for 1 second to a week.
+problem-own_seat = A seat cannot give itself time; another seat of the match may.
+problem-seat_not_awaited = That seat owes no move of its own now: time is given to a seat that is thinking.
+problem-no_clock = This match has no clock: there is no time to give.
+problem-on_vacation = You are on vacation until { $until }: come back first.
+problem-not_on_vacation = You are not on vacation.
+problem-vacations_off = This server gives no vacations.
+problem-invalid_vacation = A vacation is a whole number of days, from 1 to the { $days_left } you have left.

@@ -67,6 +67,16 @@ seat-bot = robot ({ $kind })
 seat-you = sina
 seat-deciding = otsustab
 seat-to-move = käigul
+seat-bank = varu { $time }
+seat-bank-title = Koha ajavaru: see kulub, kuni koht on käigul.
+seat-graces = { $n ->
+    [one] 1 armuaeg alles
+   *[other] { $n } armuaega alles
+}
+seat-graces-title = Armuajad: kui koha aeg saab otsa, saab ta nii mitu korda lisaaega, enne kui ajaületuse reegel rakendub.
+action-give-time = +{ $time }
+action-give-time-title = Anna kohale { $seat } rohkem mõtlemisaega
+toast-time-given = Koht { $seat } sai { $time } lisaaega.
 
 ## Tabelite veerud
 

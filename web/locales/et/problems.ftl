@@ -203,3 +203,12 @@ problem-unsupported_media_type = Päringu sisu peab olema JSON (Content-Type: ap
 problem-weak_password = Paroolis on vähemalt 8 märki (ja kõige rohkem 1024 baiti).
 problem-webhook_not_found = Sul pole selle id-ga veebikonksu.
 problem-wrong_password = Parool on vale.
+
+problem-invalid_extension = Lisaaega antakse mängu kohale, 1 sekundist kuni nädalani.
+problem-own_seat = Koht ei saa endale ise aega anda; seda võib teha mõni teine koht.
+problem-seat_not_awaited = Sellel kohal pole praegu oma käiku teha: aega antakse kohale, kes mõtleb.
+problem-no_clock = Selles mängus pole kella: pole aega, mida anda.
+problem-on_vacation = Oled puhkusel kuni { $until }: tule enne tagasi.
+problem-not_on_vacation = Sa ei ole puhkusel.
+problem-vacations_off = See server puhkusi ei anna.
+problem-invalid_vacation = Puhkus on täisarv päevi, 1 kuni sulle jäänud { $days_left }.
