@@ -506,6 +506,7 @@ def main():
             options = {"time_control": {"kind": "bank", "initial_seconds": 86400, "increment_seconds": 3600}, "grace_extensions": 1}
             m = api("POST", "/matches", token_of(a), {"game": "heretics", "seats": 2, "options": options})
             mid = m["id"]
+            state["banked"] = mid
             api("POST", f"/matches/{mid}/join", token_of(b), {})
             mine = api("GET", f"/matches/{mid}", token_of(a))
             api("POST", f"/matches/{mid}/moves", token_of(a), {"step": mine["prompt"]["step"], "action": mine["prompt"]["legal"][0]})
@@ -533,6 +534,30 @@ def main():
             open_match(b, mid)
             expect(b.locator(".seats .countdown")).to_have_count(1)
             assert b.locator(".seats button.give-time").count() == 0
+
+        @check("a vacation taken on the account page stands the clocks, the other seat sees it on the match page, and coming back ends it")
+        def _():
+            mid = state["banked"]
+            b.goto(f"{BASE}/#/account")
+            b.wait_for_selector("#vacation-start")
+            b.fill("#vacation-days", "2")
+            b.click("#vacation-start")
+            b.wait_for_selector("#vacation-end")
+            status = b.inner_text("#vacation-status")
+            assert "You are on vacation until" in status and "28 of 30 days left" in status, status
+            v = api("GET", "/players/me/vacation", token_of(b))
+            assert v["current"] and v["days_left"] == 28, v
+            shot(b, "account-vacation")
+            open_match(a, mid)
+            expect(a.locator(".seats .badge.away")).to_have_count(1)
+            assert "on vacation until" in a.inner_text(".seats .badge.away")
+            seat = api("GET", f"/matches/{mid}")["seats"][1 - drawn(a)["your_seat"]]
+            assert seat["away_until"] == v["current"]["ends_at"], seat
+            shot(a, "match-away")
+            b.click("#vacation-end")
+            b.wait_for_selector("#vacation-start")
+            assert api("GET", "/players/me/vacation", token_of(b))["current"] is None
+            assert api("GET", f"/matches/{mid}")["seats"][1 - drawn(a)["your_seat"]]["away_until"] is None
 
         @check("the replay steps through the moves and the seed agrees with its commitment")
         def _():

@@ -1,7 +1,7 @@
-// Register, log in, log out, change password, API tokens, mail, mutes, delete the account.
+// Register, log in, log out, change password, API tokens, mail, vacation, mutes, delete the account.
 import { api, get, post, del, session } from "./api.js";
 import { h, mount, attempt, toast, date } from "./ui.js";
-import { t, locale, adoptLocale } from "./i18n.js";
+import { t, locale, adoptLocale, dateTime } from "./i18n.js";
 import { notificationsCard, forgotPasswordCard } from "./notify.js";
 
 function field(label, attrs) {
@@ -152,6 +152,40 @@ export async function accountPage(app) {
     );
   }
 
+  // Vacation: every clock of the player's seats stands while it lasts.
+  const away = h("div", { class: "card", id: "vacation" });
+  async function renderVacation() {
+    const v = await get("/players/me/vacation");
+    const days = h("input", { type: "number", id: "vacation-days", min: 1, max: Math.max(1, v.days_left), value: Math.min(7, Math.max(1, v.days_left)), "aria-label": t("vacation-days") });
+    mount(
+      away,
+      h("h2", {}, t("vacation-title")),
+      h("p", { class: "muted" }, t("vacation-explained")),
+      h("p", { id: "vacation-status" },
+        v.current
+          ? t("vacation-until", { until: dateTime(v.current.ends_at) })
+          : t("vacation-none"),
+        " ",
+        t("vacation-allowance", { left: v.days_left, total: v.days_per_year })),
+      v.current
+        ? h("button", { type: "button", id: "vacation-end", onclick: (e) => attempt(async () => {
+            await del("/players/me/vacation");
+            toast(t("toast-vacation-ended"), "info");
+            await renderVacation();
+          }, e.currentTarget) }, t("vacation-end"))
+        : v.days_left > 0
+          ? h("div", { class: "inline-form" },
+              h("label", { class: "inline" }, t("vacation-days"), " ", days),
+              " ",
+              h("button", { type: "button", id: "vacation-start", onclick: (e) => attempt(async () => {
+                await post("/players/me/vacation", { days: Number(days.value) });
+                toast(t("toast-vacation-started"), "info");
+                await renderVacation();
+              }, e.currentTarget) }, t("vacation-start")))
+          : "",
+    );
+  }
+
   const tokenList = h("div", {});
   const created = h("div", { "aria-live": "polite" });
   const make = h(
@@ -255,9 +289,11 @@ export async function accountPage(app) {
     h("p", { class: "muted" }, t("account-member-since", { date: date(me.created_at) })),
     h("div", { class: "grid2" }, pw, make),
     notificationsCard(),
+    away,
     mutes,
     gone,
   );
   renderTokens();
   renderMutes();
+  renderVacation();
 }

@@ -69,6 +69,7 @@ function seatBar(m, refresh) {
           ? h("span", { class: "badge bank", title: t("seat-bank-title") }, t("seat-bank", { time: clockText(seat.bank_seconds * 1000) }))
           : "",
         seat.graces_left != null ? h("span", { class: "badge graces", title: t("seat-graces-title") }, t("seat-graces", { n: seat.graces_left })) : "",
+        seat.away_until ? h("span", { class: "badge warn away", title: t("seat-away-title") }, t("seat-away", { until: date(seat.away_until) })) : "",
         giveTime(m, seat, deadlines.has(seat.seat), refresh),
       ),
     ),

@@ -80,6 +80,8 @@ seat-graces-title = Odklady: když místu vyprší čas, dostane ho tolikrát na
 action-give-time = +{ $time }
 action-give-time-title = Dát místu { $seat } víc času na rozmyšlenou
 toast-time-given = Místo { $seat } dostalo { $time } navíc.
+seat-away = na dovolené do { $until }
+seat-away-title = Hráč je na dovolené: hodiny tohoto místa do té doby stojí.
 
 ## Sloupce tabulek
 
@@ -548,3 +550,16 @@ unsubscribe-topic-match_started = začátcích partií
 unsubscribe-topic-match_finished = koncích partií
 unsubscribe-submit = Odhlásit
 unsubscribe-done = Hotovo: tyto e-maily už nedostanete. Znovu je zapnete na stránce svého účtu.
+
+## Vacation
+
+vacation-title = Dovolená
+vacation-explained = Během dovolené stojí hodiny všech vašich míst, ostatní hráči se to dozvědí a lobby vás nezařadí do žádného nového zápasu. Vrátit se můžete i dřív.
+vacation-none = Nejste na dovolené.
+vacation-until = Jste na dovolené do { $until }.
+vacation-allowance = Zbývá { $left } z { $total } dní v libovolných 365 dnech.
+vacation-days = Dní
+vacation-start = Odjet na dovolenou
+vacation-end = Jsem zpět
+toast-vacation-started = Vaše hodiny stojí, dokud se nevrátíte.
+toast-vacation-ended = Vítejte zpět: vaše hodiny zase běží.

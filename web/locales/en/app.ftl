@@ -77,6 +77,8 @@ seat-graces-title = Grace extensions: when the seat's time runs out, it gets mor
 action-give-time = +{ $time }
 action-give-time-title = Give seat { $seat } more time to think
 toast-time-given = Seat { $seat } got { $time } more.
+seat-away = on vacation until { $until }
+seat-away-title = The player is on vacation: the seat's clock stands until then.
 
 ## Table columns
 
@@ -537,3 +539,16 @@ unsubscribe-topic-match_started = matches starting
 unsubscribe-topic-match_finished = matches ending
 unsubscribe-submit = Unsubscribe
 unsubscribe-done = Done: you will not get these mails any more. You can turn them on again on your account page.
+
+## Vacation
+
+vacation-title = Vacation
+vacation-explained = While you are on vacation every clock of your seats stands, the other players are told, and the lobby seats you in no new match. You may come back early.
+vacation-none = You are not on vacation.
+vacation-until = You are on vacation until { $until }.
+vacation-allowance = { $left } of { $total } days left in any 365 days.
+vacation-days = Days
+vacation-start = Go on vacation
+vacation-end = I am back
+toast-vacation-started = Your clocks stand until you are back.
+toast-vacation-ended = Welcome back: your clocks run again.

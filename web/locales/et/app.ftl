@@ -77,6 +77,8 @@ seat-graces-title = Armuajad: kui koha aeg saab otsa, saab ta nii mitu korda lis
 action-give-time = +{ $time }
 action-give-time-title = Anna kohale { $seat } rohkem mõtlemisaega
 toast-time-given = Koht { $seat } sai { $time } lisaaega.
+seat-away = puhkusel kuni { $until }
+seat-away-title = Mängija on puhkusel: selle koha kell seisab seni.
 
 ## Tabelite veerud
 
@@ -541,3 +543,16 @@ unsubscribe-topic-match_started = mängude algus
 unsubscribe-topic-match_finished = mängude lõpp
 unsubscribe-submit = Loobu
 unsubscribe-done = Valmis: neid kirju sa enam ei saa. Saad need oma konto lehel uuesti sisse lülitada.
+
+## Vacation
+
+vacation-title = Puhkus
+vacation-explained = Puhkuse ajal seisavad kõigi sinu kohtade kellad, teised mängijad saavad sellest teada ja fuajee ei pane sind ühtegi uude mängu. Võid ka varem tagasi tulla.
+vacation-none = Sa ei ole puhkusel.
+vacation-until = Oled puhkusel kuni { $until }.
+vacation-allowance = Alles { $left } päeva { $total }-st mis tahes 365 päeva jooksul.
+vacation-days = Päevi
+vacation-start = Lähen puhkusele
+vacation-end = Olen tagasi
+toast-vacation-started = Sinu kellad seisavad, kuni oled tagasi.
+toast-vacation-ended = Tere tulemast tagasi: sinu kellad käivad jälle.
