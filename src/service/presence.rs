@@ -411,8 +411,10 @@ impl Presence {
                 };
                 store::matches::update_seat(tx, seats[i].clone()).await?;
                 m.version += 1;
-                m.updated_at = now;
                 if m.status == ACTIVE {
+                    // A waiting match keeps its `updated_at`: a vacation is not
+                    // somebody joining or leaving, which keeps a lobby fresh.
+                    m.updated_at = now;
                     record_events(tx, &m, &[event], now).await?;
                     let state = self
                         .records

@@ -160,6 +160,10 @@ fn fixtures(id: &str, name: &str) -> BTreeMap<&'static str, Vec<String>> {
         vec!["/api/v1/players/me/notifications".to_owned()],
     );
     f.insert(
+        "/api/v1/players/me/vacation",
+        vec!["/api/v1/players/me/vacation".to_owned()],
+    );
+    f.insert(
         "/api/v1/unsubscribe",
         vec![format!(
             "/api/v1/unsubscribe?token={}.your_turn.{}",

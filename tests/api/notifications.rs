@@ -27,6 +27,8 @@ async fn mail_app() -> (TestApp, Arc<ManualClock>, MailSink) {
             backoff_ms: 1000,
             max_attempts: 3,
         };
+        // Tokens outlive the hours the clock is moved on.
+        s.jwt_ttl_seconds = 7 * 24 * 3600;
     })
     .await;
     (app, clock, sink)
@@ -307,6 +309,61 @@ async fn reminders_come_24_and_1_hours_before_the_deadline_while_the_seat_has_no
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
     assert_eq!(sink.to("emil@example.org", "left").len(), 2);
     assert!(sink.to("emil@example.org", "Your move").is_empty());
+}
+
+/// A reminder is due by the seat's real deadline: one moved on by another
+/// seat's extension and by the player's vacation comes when that one nears.
+#[tokio::test]
+async fn reminders_follow_the_deadline_an_extension_and_a_vacation_moved() {
+    let (app, clock, sink) = mail_app().await;
+    let players = vec![app.player("gina").await, app.player("hugo").await];
+    confirmed(&app, &sink, &players[0]).await;
+    put_settings(&app, &players[0], json!({"your_turn": "off"})).await;
+    let start = clock.now_utc();
+    let id = timed_match(&app, &players, 2 * 3600).await;
+    // Hugo gives Gina 3 h: due in 5 h. She leaves for a day: due in 29 h.
+    app.post(
+        &format!("/api/v1/matches/{id}/extensions"),
+        Some(&players[1].token),
+        &json!({"seat": 0, "seconds": 3 * 3600}),
+    )
+    .await
+    .expect(200);
+    app.post(
+        "/api/v1/players/me/vacation",
+        Some(&players[0].token),
+        &json!({"days": 1}),
+    )
+    .await
+    .expect(200);
+
+    // 4 h on: an hour before the deadline she had before leaving, no reminder.
+    clock.advance(chrono::Duration::hours(4) + chrono::Duration::minutes(1));
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(sink.to("gina@example.org", "left").is_empty());
+
+    // Back then: the 4 h away are not hers, so she is due 9 h after the start.
+    app.send(
+        Method::DELETE,
+        "/api/v1/players/me/vacation",
+        Some(&players[0].token),
+        None,
+    )
+    .await
+    .expect(200);
+    let turns = app
+        .get("/api/v1/players/me/turns", Some(&players[0].token))
+        .await
+        .expect(200);
+    let due = crate::timed::at(&turns["items"][0]["deadline"]);
+    assert_eq!(
+        due,
+        start + chrono::Duration::hours(9) + chrono::Duration::minutes(1)
+    );
+    clock.advance(chrono::Duration::hours(4));
+    sink.wait_for("gina@example.org", "One hour left").await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(sink.to("gina@example.org", "left").len(), 1);
 }
 
 #[tokio::test]
