@@ -239,7 +239,11 @@ pub struct Tournaments {
     caps: Arc<Caps>,
     reliability: Arc<Reliability>,
     /// When the poller last looked at tournaments, by the service's clock.
-    last_tournament_sweep: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
+    /// When the last sweep ran: by the service's clock, and by this process's
+    /// own (a sweep is due when either moved on enough; see
+    /// `advance_tournaments`).
+    last_tournament_sweep:
+        std::sync::Mutex<Option<(chrono::DateTime<chrono::Utc>, std::time::Instant)>>,
 }
 
 impl Tournaments {

@@ -203,11 +203,18 @@ impl Tournaments {
                 .last_tournament_sweep
                 .lock()
                 .map_err(|_| Error::internal("tournament sweep lock poisoned"))?;
-            let stale = last.is_none_or(|at| now - at >= chrono::Duration::seconds(SWEEP_SECONDS));
+            // The sweep is what picks up a wake-up that was lost (a match ended
+            // on another replica, or while this one could not lock the
+            // tournament): due by the service's clock, or by the process's own
+            // time, so that a service clock a test holds still does not stop it.
+            let every = chrono::Duration::seconds(SWEEP_SECONDS);
+            let stale = last.is_none_or(|(at, since)| {
+                now - at >= every || since.elapsed() >= every.to_std().unwrap_or_default()
+            });
             if !due && !stale {
                 return Ok(0);
             }
-            *last = Some(now);
+            *last = Some((now, std::time::Instant::now()));
         }
         let mut moved = 0;
         let mut after = None;
@@ -239,6 +246,9 @@ impl Tournaments {
         let ended = self.ended_matches(id).await?;
         transaction!(&self.db, |tx| {
             let Some(mut t) = store::tournaments::try_lock_tournament(tx, id).await? else {
+                // Somebody else holds it (a withdrawal, another replica): look
+                // again at the next poll, since what woke this one is spent.
+                self.commits.tournaments_due.store(true, Ordering::Relaxed);
                 return Ok(None);
             };
             let now = self.clock.now();
