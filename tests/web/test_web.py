@@ -554,6 +554,7 @@ def main():
             seat = api("GET", f"/matches/{mid}")["seats"][1 - drawn(a)["your_seat"]]
             assert seat["away_until"] == v["current"]["ends_at"], seat
             shot(a, "match-away")
+            fits_phone(a, "match with a seat away")
             b.click("#vacation-end")
             b.wait_for_selector("#vacation-start")
             assert api("GET", "/players/me/vacation", token_of(b))["current"] is None

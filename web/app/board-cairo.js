@@ -123,7 +123,7 @@ export function render(m, ctx = {}) {
         (pv.pyramids || []).forEach((pyr, k) => {
           const px = 6 + k * 26;
           const py = hgt - 4;
-          g.append(s("g", {}, s("title", {}, t("cairo-pyramid-title", { id: pyr.id, floors: pyr.floors?.map((f) => f.join(" ")).join(" / ") ?? "" })), s("path", { d: `M${px} ${py} L${px + 22} ${py} L${px + 11} ${py - 16} Z`, fill: "#d4ac0d", stroke: "#7d6608" }), s("text", { x: px + 11, y: py - 3, "text-anchor": "middle", "font-size": 8 }, pyr.size)));
+          g.append(s("g", {}, s("title", {}, t("cairo-pyramid-title", { id: pyr.id, floors: pyr.floors?.map((f) => f.map(colour).join(" ")).join(" / ") ?? "" })), s("path", { d: `M${px} ${py} L${px + 22} ${py} L${px + 11} ${py - 16} Z`, fill: "#d4ac0d", stroke: "#7d6608" }), s("text", { x: px + 11, y: py - 3, "text-anchor": "middle", "font-size": 8 }, pyr.size)));
         });
         svg.append(g);
       });
