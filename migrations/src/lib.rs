@@ -46,6 +46,7 @@ mod m20261203_100001_add_time_banks;
 mod m20261204_100001_add_extensions;
 mod m20261204_100002_add_timed_out_index;
 mod m20261204_100003_create_vacations;
+mod m20261205_100001_add_playing_hours;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -121,6 +122,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_100001_add_extensions::Migration),
             Box::new(m20261204_100002_add_timed_out_index::Migration),
             Box::new(m20261204_100003_create_vacations::Migration),
+            Box::new(m20261205_100001_add_playing_hours::Migration),
         ]
     }
 }
@@ -130,6 +132,47 @@ pub(crate) async fn run_all(manager: &SchemaManager<'_>, statements: &[&str]) ->
     let db = manager.get_connection();
     for sql in statements {
         db.execute_unprepared(sql).await?;
+    }
+    Ok(())
+}
+
+/// Adds columns to a table, one statement each: SQLite takes one alteration a
+/// statement.
+pub(crate) async fn add_columns<const N: usize>(
+    manager: &SchemaManager<'_>,
+    table: impl IntoIden,
+    columns: [ColumnDef; N],
+) -> Result<(), DbErr> {
+    let table = table.into_iden();
+    for mut col in columns {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(table.clone())
+                    .add_column(&mut col)
+                    .to_owned(),
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// Drops columns of a table, one statement each.
+pub(crate) async fn drop_columns<const N: usize>(
+    manager: &SchemaManager<'_>,
+    table: impl IntoIden,
+    columns: [impl IntoIden; N],
+) -> Result<(), DbErr> {
+    let table = table.into_iden();
+    for col in columns {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(table.clone())
+                    .drop_column(col)
+                    .to_owned(),
+            )
+            .await?;
     }
     Ok(())
 }

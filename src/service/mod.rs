@@ -57,6 +57,7 @@ pub mod outcome;
 pub mod pages;
 pub mod pairing;
 pub mod play;
+pub mod playing_hours;
 pub mod positions;
 pub mod presence;
 pub mod ratings;

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use utoipa::ToSchema;
 
 use crate::service::error::{Error, Result};
+use crate::service::playing_hours::{DAY_MINUTES, LONGEST, PlayingHours, SHORTEST};
 use crate::service::timing::{DEFAULT_ABSENT_LIMIT, POLICY_BOT, POLICY_FORFEIT};
 use crate::service::visibility::{PRIVATE, PUBLIC, UNLISTED};
 
@@ -198,26 +199,32 @@ pub(super) fn split_options(options: Option<Value>) -> Result<(ServiceOptions, V
             initial_seconds,
             increment_seconds,
             cap_seconds,
+            playing_hours,
         }) => (
             None,
             Some(BankControl {
                 initial_seconds: *initial_seconds,
                 increment_seconds: increment_seconds.unwrap_or(0),
                 cap_seconds: cap_seconds.unwrap_or(MAX_BANK),
+                hours: playing_hours.as_ref().and_then(PlayingHoursOption::checked),
             }),
         ),
         None => (move_time_limit, None),
     };
     let time_control = control.map(|c| match c {
         TimeControl::PerMove { seconds } => json!({"kind": "per_move", "seconds": seconds}),
-        TimeControl::Bank { .. } => {
+        TimeControl::Bank { playing_hours, .. } => {
             let b = bank.unwrap_or_default();
-            json!({
+            let mut tc = json!({
                 "kind": "bank",
                 "initial_seconds": b.initial_seconds,
                 "increment_seconds": b.increment_seconds,
                 "cap_seconds": b.cap_seconds,
-            })
+            });
+            if let Some(h) = playing_hours {
+                tc["playing_hours"] = json!(h);
+            }
+            tc
         }
     });
     let timed = move_time_limit.is_some() || bank.is_some();
@@ -343,11 +350,14 @@ pub const MAX_BANK: i32 = 90 * 24 * 3600;
 /// owing a move must move before its bank runs out; the time it took (from
 /// when it was asked to its own move, in a sealed step too) is taken off its
 /// bank, then `increment_seconds` are added, up to `cap_seconds`. A seat whose
-/// bank runs out gets the match's `timeout_policy`, as with `per_move`.
+/// bank runs out gets the match's `timeout_policy`, as with `per_move`. With
+/// `playing_hours` a bank runs only within those hours of each day.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[schema(examples(
     json!({"kind": "bank", "initial_seconds": 259200, "increment_seconds": 86400, "cap_seconds": 604800}),
+    json!({"kind": "bank", "initial_seconds": 86400, "increment_seconds": 28800, "cap_seconds": 172800,
+           "playing_hours": {"time_zone": "Europe/Prague", "from": "08:00", "to": "22:00"}}),
     json!({"kind": "per_move", "seconds": 86400})
 ))]
 pub enum TimeControl {
@@ -370,7 +380,55 @@ pub enum TimeControl {
         /// days, the default).
         #[schema(minimum = 1, maximum = 7776000, example = 604800)]
         cap_seconds: Option<i32>,
+        /// The hours of each day the banks run; at any hour when absent.
+        playing_hours: Option<PlayingHoursOption>,
     },
+}
+
+/// The hours of each day a match's banks run, in a time zone of the match's
+/// choosing (so that nobody's clock runs at night): outside them every bank
+/// stands, and a deadline that would fall outside them moves to when enough
+/// of them have passed. 1 to 22 hours a day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+#[schema(example = json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "22:00"}))]
+pub struct PlayingHoursOption {
+    /// An IANA time zone, such as `Europe/Prague` or `UTC`; its clock changes
+    /// are followed.
+    #[schema(example = "Europe/Prague")]
+    pub time_zone: String,
+    /// Local time the hours begin, `HH:MM`.
+    #[schema(example = "08:00", pattern = "^([01][0-9]|2[0-3]):[0-5][0-9]$")]
+    pub from: String,
+    /// Local time they end, `HH:MM` (`24:00` for midnight); at or before
+    /// `from`, the next day.
+    #[schema(example = "22:00", pattern = "^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$")]
+    pub to: String,
+}
+
+impl PlayingHoursOption {
+    fn checked(&self) -> Option<PlayingHours> {
+        PlayingHours::of(
+            Some(&self.time_zone),
+            minute_of_day(&self.from),
+            minute_of_day(&self.to),
+        )
+    }
+}
+
+/// `HH:MM` as minutes after midnight, `24:00` included.
+fn minute_of_day(s: &str) -> Option<i32> {
+    let (h, m) = s.split_once(':')?;
+    if h.len() != 2 || m.len() != 2 {
+        return None;
+    }
+    let (h, m) = (h.parse::<i32>().ok()?, m.parse::<i32>().ok()?);
+    let minute = h * 60 + m;
+    ((0..24).contains(&h) && (0..60).contains(&m) || minute == DAY_MINUTES).then_some(minute)
+}
+
+/// `HH:MM` of minutes after midnight.
+pub fn clock_time(minute: i32) -> String {
+    format!("{:02}:{:02}", minute / 60, minute % 60)
 }
 
 /// A checked bank time control, in seconds.
@@ -379,6 +437,7 @@ pub(super) struct BankControl {
     pub initial_seconds: i32,
     pub increment_seconds: i32,
     pub cap_seconds: i32,
+    pub hours: Option<PlayingHours>,
 }
 
 fn whole_seconds(
@@ -422,6 +481,7 @@ fn time_control_of(v: Option<Value>) -> Result<Option<TimeControl>, Error> {
             "initial_seconds",
             "increment_seconds",
             "cap_seconds",
+            "playing_hours",
         ],
         _ => {
             return Err(invalid_options(
@@ -451,9 +511,66 @@ fn time_control_of(v: Option<Value>) -> Result<Option<TimeControl>, Error> {
             "time_control.cap_seconds may not be below initial_seconds: a bank would start above its cap.",
         ));
     }
+    let playing_hours = playing_hours_of(o.get("playing_hours"))?;
     Ok(Some(TimeControl::Bank {
         initial_seconds: initial,
         increment_seconds: increment,
         cap_seconds: cap,
+        playing_hours,
+    }))
+}
+
+/// Checks `time_control.playing_hours`, and writes it back in its one form
+/// (the zone's own spelling, `HH:MM`).
+fn playing_hours_of(v: Option<&Value>) -> Result<Option<PlayingHoursOption>, Error> {
+    const SHAPE: &str = "time_control.playing_hours is {\"time_zone\": \"Europe/Prague\", \"from\": \"08:00\", \"to\": \"22:00\"}: an IANA time zone and the local times the banks start and stop running each day.";
+    let o = match v {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(invalid_options(SHAPE)),
+    };
+    if let Some(unknown) = o
+        .keys()
+        .find(|k| !["time_zone", "from", "to"].contains(&k.as_str()))
+    {
+        return Err(invalid_options(format!("{SHAPE} Not {unknown}.")));
+    }
+    let text = |key: &str| o.get(key).and_then(Value::as_str);
+    let zone = text("time_zone")
+        .and_then(|z| z.parse::<chrono_tz::Tz>().ok())
+        .ok_or_else(|| {
+            invalid_options(
+                "time_control.playing_hours.time_zone is an IANA time zone, such as Europe/Prague or UTC.",
+            )
+        })?;
+    let time = |key: &str| {
+        text(key).and_then(minute_of_day).ok_or_else(|| {
+            invalid_options(format!(
+                "time_control.playing_hours.{key} is a local time HH:MM, from 00:00 to 23:59 (24:00 for the end of a day)."
+            ))
+        })
+    };
+    let (from, to) = (time("from")?, time("to")?);
+    if from == DAY_MINUTES {
+        return Err(invalid_options(
+            "time_control.playing_hours.from is a local time HH:MM, from 00:00 to 23:59.",
+        ));
+    }
+    let hours = PlayingHours {
+        zone,
+        from,
+        to: if to == 0 { DAY_MINUTES } else { to },
+    };
+    if from == hours.to % DAY_MINUTES || !(SHORTEST..=LONGEST).contains(&hours.minutes()) {
+        return Err(invalid_options(format!(
+            "time_control.playing_hours must last from {} to {} hours a day: a bank that runs all day needs no playing hours.",
+            SHORTEST / 60,
+            LONGEST / 60
+        )));
+    }
+    Ok(Some(PlayingHoursOption {
+        time_zone: zone.name().to_string(),
+        from: clock_time(hours.from),
+        to: clock_time(hours.to),
     }))
 }

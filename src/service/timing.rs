@@ -10,6 +10,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::service::playing_hours::{PlayingHours, Span, counted_ms, runs_out};
 use crate::store::entities::{match_seats, matches};
 
 pub const PRESENT: &str = "present";
@@ -53,26 +54,27 @@ pub fn seat_deadline(
         .then(|| i64::from(m.absent_move_time_limit.unwrap_or(DEFAULT_ABSENT_LIMIT)) * 1000);
     let own = match Bank::of(m) {
         Some(bank) => {
-            // The seat's own bank, counted from when it was asked.
+            // The seat's own bank, counted from when it was asked, within the
+            // match's playing hours if it keeps any.
             let held = seat.bank_ms.unwrap_or(bank.initial_ms);
-            let ms = absent_ms.map_or(held, |a| held.min(a)).max(0);
             let asked = seat.asked_at.unwrap_or(start);
-            Some(paused_past(
-                seat,
+            let due = runs_out(
+                bank.hours.as_ref(),
+                away(seat),
                 asked,
-                asked + Duration::milliseconds(ms.min(FURTHEST * 1000)),
-            ))
+                held.min(FURTHEST * 1000),
+            );
+            // An absent seat's limit is a bot's moment to move, not a
+            // person's thinking time: it runs at any hour.
+            let absent = absent_ms.map(|a| runs_out(None, away(seat), asked, a));
+            Some(absent.map_or(due, |a| a.min(due)))
         }
         None => m.move_time_limit.map(|limit| {
             let ms = absent_ms.map_or(i64::from(limit) * 1000, |a| {
                 (i64::from(limit) * 1000).min(a)
             });
             let ms = ms.saturating_add(extension_ms(m, seat));
-            paused_past(
-                seat,
-                start,
-                start + Duration::milliseconds(ms.min(FURTHEST * 1000)),
-            )
+            runs_out(None, away(seat), start, ms.min(FURTHEST * 1000))
         }),
     };
     let rule = rule_limit
@@ -87,26 +89,16 @@ pub fn seat_deadline(
 
 /// The milliseconds of `[from, to)` the seat's player spent on vacation, when
 /// its clock stood.
-pub fn paused_ms(seat: &match_seats::Model, from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
+fn paused_ms(seat: &match_seats::Model, from: DateTime<Utc>, to: DateTime<Utc>) -> i64 {
     match (seat.away_from, seat.away_until) {
         (Some(a), Some(b)) => (b.min(to) - a.max(from)).num_milliseconds().max(0),
         _ => 0,
     }
 }
 
-/// A deadline `due`, counted from `since`, moved past the player's vacation:
-/// a clock stands while its player is away, so a vacation that begins before
-/// the deadline pushes it back by the part of it after `since`. One that
-/// begins later finds the deadline passed and changes nothing.
-fn paused_past(
-    seat: &match_seats::Model,
-    since: DateTime<Utc>,
-    due: DateTime<Utc>,
-) -> DateTime<Utc> {
-    match (seat.away_from, seat.away_until) {
-        (Some(a), Some(b)) if a < due && b > since => due + (b - a.max(since)),
-        _ => due,
-    }
+/// The seat's player's vacation, while its clock stands.
+fn away(seat: &match_seats::Model) -> Option<Span> {
+    seat.away_from.zip(seat.away_until)
 }
 
 /// The time given to `seat` for the match's current step (per-move clocks).
@@ -149,11 +141,14 @@ pub fn set_away(
     if seat.away_from.is_some() {
         let now = from;
         match Bank::of(m) {
-            Some(_) => {
+            Some(bank) => {
+                // The bank as the clock left it so far, under the vacation
+                // being replaced; it runs on from there.
                 if let Some(asked) = seat.asked_at {
                     let end = seat.moved_at.unwrap_or(now);
-                    seat.asked_at =
-                        Some(asked + Duration::milliseconds(paused_ms(seat, asked, end)));
+                    let held = seat.bank_ms.unwrap_or(bank.initial_ms);
+                    seat.bank_ms = Some(held.saturating_sub(bank.counted(seat, asked, end)).max(0));
+                    seat.asked_at = Some(end);
                 }
             }
             None => {
@@ -181,6 +176,8 @@ pub struct Bank {
     pub initial_ms: i64,
     pub increment_ms: i64,
     pub cap_ms: i64,
+    /// The hours of the day the banks run, if the match keeps any.
+    pub hours: Option<PlayingHours>,
 }
 
 impl Bank {
@@ -194,7 +191,23 @@ impl Bank {
                 .bank_cap_seconds
                 .map_or(initial, |c| i64::from(c) * 1000)
                 .max(initial),
+            hours: PlayingHours::of(
+                m.playing_hours_zone.as_deref(),
+                m.playing_hours_from,
+                m.playing_hours_to,
+            ),
         })
+    }
+
+    /// Milliseconds of `seat`'s thinking time in `[from, to)`: within the
+    /// playing hours, and not while its player is on vacation.
+    pub fn counted(
+        &self,
+        seat: &match_seats::Model,
+        from: DateTime<Utc>,
+        to: DateTime<Utc>,
+    ) -> i64 {
+        counted_ms(self.hours.as_ref(), away(seat), from, to)
     }
 
     /// A bank of `held` after a move that took `spent`: the time taken off (a
@@ -210,15 +223,12 @@ impl Bank {
     /// (a sealed step before its reveal), its bank as that move leaves it.
     pub fn remaining(&self, seat: &match_seats::Model, now: DateTime<Utc>) -> i64 {
         let held = seat.bank_ms.unwrap_or(self.initial_ms);
-        // Time on vacation is not the seat's thinking time.
-        let thought = |asked: DateTime<Utc>, until: DateTime<Utc>| {
-            until - asked - Duration::milliseconds(paused_ms(seat, asked, until))
-        };
         match (seat.asked_at, seat.moved_at) {
-            (Some(asked), Some(moved)) => self.after_move(held, thought(asked, moved)),
-            (Some(asked), None) => held
-                .saturating_sub(thought(asked, now).num_milliseconds().max(0))
-                .max(0),
+            (Some(asked), Some(moved)) => self.after_move(
+                held,
+                Duration::milliseconds(self.counted(seat, asked, moved)),
+            ),
+            (Some(asked), None) => held.saturating_sub(self.counted(seat, asked, now)).max(0),
             (None, _) => held,
         }
     }

@@ -913,6 +913,9 @@ mod tests {
             bank_initial_seconds: None,
             bank_increment_seconds: None,
             bank_cap_seconds: None,
+            playing_hours_zone: None,
+            playing_hours_from: None,
+            playing_hours_to: None,
             grace_extensions: None,
             grace_seconds: None,
         }

@@ -17,6 +17,12 @@ fn bank(initial: i64, increment: i64, cap: i64) -> Value {
     json!({"kind": "bank", "initial_seconds": initial, "increment_seconds": increment, "cap_seconds": cap})
 }
 
+fn with_hours(hours: Value) -> Value {
+    let mut tc = bank(3600, 600, 7200);
+    tc["playing_hours"] = hours;
+    tc
+}
+
 /// Every seat's `bank_seconds` as the match read shows them.
 fn banks(m: &Value) -> Vec<i64> {
     m["seats"]
@@ -297,6 +303,16 @@ async fn bad_time_controls_are_refused_and_store_nothing() {
         json!({"time_control": {"kind": "per_move", "seconds": 60, "cap_seconds": 90}}),
         json!({"time_control": bank(60, 10, 600), "move_time_limit": 60}),
         json!({"time_control": {"kind": "per_move", "seconds": 60}, "move_time_limit": 60}),
+        json!({"time_control": {"kind": "per_move", "seconds": 60, "playing_hours": {"time_zone": "UTC", "from": "08:00", "to": "22:00"}}}),
+        json!({"time_control": with_hours(json!("08:00-22:00"))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Mars/Olympus", "from": "08:00", "to": "22:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "8:00", "to": "22:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "25:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "08:30"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "07:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "08:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00"}))}),
+        json!({"time_control": with_hours(json!({"time_zone": "Europe/Prague", "from": "08:00", "to": "22:00", "days": 5}))}),
     ];
     for options in &bad {
         let problem = app
@@ -342,6 +358,22 @@ async fn bad_time_controls_are_refused_and_store_nothing() {
     assert_eq!(
         t["options"]["time_control"],
         bank(86400, 3600, 172800),
+        "{t}"
+    );
+    // Playing hours are written back in one form: midnight as the end of a day.
+    let given = with_hours(json!({"time_zone": "Europe/Prague", "from": "18:00", "to": "00:00"}));
+    let t = app
+        .post(
+            "/api/v1/tournaments",
+            Some(&p.token),
+            &json!({"name": "T", "game": "heretics", "format": "swiss", "table_size": 3,
+                "options": {"time_control": given}}),
+        )
+        .await
+        .expect(201);
+    assert_eq!(
+        t["options"]["time_control"]["playing_hours"],
+        json!({"time_zone": "Europe/Prague", "from": "18:00", "to": "24:00"}),
         "{t}"
     );
 }
@@ -595,4 +627,97 @@ async fn a_poller_keeps_its_304_while_only_the_countdown_runs() {
     let moved = read(Some(tag.clone())).await;
     assert_eq!(moved.status, 200);
     assert_ne!(moved.headers["etag"].to_str().expect("ascii"), tag);
+}
+
+#[tokio::test]
+async fn a_bank_with_playing_hours_stands_at_night() {
+    // Tokyo keeps no summer time, so the local hours below are the same
+    // instants whenever the test runs.
+    let tokyo: chrono_tz::Tz = "Asia/Tokyo".parse().expect("zone");
+    let (app, clock) = spawn_app_with(|s| {
+        s.deadline_poll_ms = 20;
+        s.jwt_ttl_seconds = 7 * 24 * 3600;
+    })
+    .await;
+    let today = clock.now_utc().with_timezone(&tokyo).date_naive();
+    let local = |day: i64, h: u32, m: u32| {
+        use chrono::TimeZone;
+        let date = today + chrono::Duration::days(day);
+        tokyo
+            .from_local_datetime(&date.and_hms_opt(h, m, 0).expect("time"))
+            .single()
+            .expect("no clock change in Tokyo")
+            .with_timezone(&Utc)
+    };
+    // Day 1 and day 2 are tomorrow and the day after, in Tokyo.
+    let go = |to: chrono::DateTime<Utc>| {
+        let now = clock.now_utc();
+        assert!(to >= now);
+        clock.advance(to - now);
+    };
+    go(local(1, 20, 30));
+    let players = app.players(3).await;
+    let hours = json!({"time_zone": "Asia/Tokyo", "from": "08:00", "to": "22:00"});
+    let mut tc = bank(3 * 3600, 3600, 5 * 3600);
+    tc["playing_hours"] = hours.clone();
+    let id = app
+        .started_match(&players, "heretics", json!({"time_control": tc}))
+        .await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(
+        m["options"]["time_control"], tc,
+        "the options show the hours"
+    );
+    // Three hours of bank at 20:30: an hour and a half tonight, the rest from
+    // eight in the morning.
+    for s in 0..3 {
+        assert_eq!(at(&m["seats"][s]["deadline"]), local(2, 9, 30), "{m}");
+        assert_eq!(m["seats"][s]["seconds_remaining"], 13 * 3600);
+        assert_eq!(m["seats"][s]["bank_seconds"], 3 * 3600);
+    }
+
+    // 23:30: the banks stopped at 22:00.
+    go(local(1, 23, 30));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["step"], 0);
+    assert_eq!(banks(&m), vec![5400; 3], "only 20:30 to 22:00 was charged");
+    assert_eq!(m["seats"][0]["seconds_remaining"], 10 * 3600);
+    move_now(&app, &id, &players[0], 0).await;
+    move_now(&app, &id, &players[1], 0).await;
+
+    // 08:20 the next morning: seat 2 thought 1 h 30 min at night and 20 min now.
+    go(local(2, 8, 20));
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["seats"][2]["bank_seconds"], 3 * 3600 - 5400 - 1200);
+    move_now(&app, &id, &players[2], 0).await;
+    let m = app.match_as(&id, None).await;
+    assert_eq!(m["step"], 1);
+    assert_eq!(
+        banks(&m),
+        vec![9000, 9000, 7800],
+        "charged, then the increment"
+    );
+    assert_eq!(at(&m["seats"][0]["deadline"]), local(2, 10, 50));
+    assert_eq!(at(&m["seats"][1]["deadline"]), local(2, 10, 50));
+    assert_eq!(at(&m["seats"][2]["deadline"]), local(2, 10, 30));
+
+    go(local(2, 10, 29));
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(
+        crate::timed::events_of_kind(&app, &id, "seat_timed_out")
+            .await
+            .len(),
+        0
+    );
+    go(local(2, 10, 31));
+    let m = wait_for(&app, &id, "seat 2 out of time", |m| {
+        m["seats"][2]["presence"] == "absent"
+    })
+    .await;
+    assert_eq!(m["seats"][0]["presence"], "present");
+    assert_eq!(m["seats"][0]["bank_seconds"], 9000 - (2 * 3600 + 11 * 60));
+    let timed_out = crate::timed::events_of_kind(&app, &id, "seat_timed_out").await;
+    assert_eq!(timed_out.len(), 1, "{timed_out:?}");
+    assert_eq!(timed_out[0]["data"]["seat"], 2);
 }

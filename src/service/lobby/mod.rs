@@ -298,6 +298,7 @@ impl Lobby {
         if let Some(min) = service_options.min_reliability {
             stored_options.insert(reliability::MIN_RELIABILITY.into(), min.into());
         }
+        let hours = service_options.bank.and_then(|b| b.hours);
         Ok(matches::Model {
             id: Uuid::now_v7(),
             game: info.id.to_owned(),
@@ -333,6 +334,9 @@ impl Lobby {
             bank_initial_seconds: service_options.bank.map(|b| b.initial_seconds),
             bank_increment_seconds: service_options.bank.map(|b| b.increment_seconds),
             bank_cap_seconds: service_options.bank.map(|b| b.cap_seconds),
+            playing_hours_zone: hours.map(|h| h.zone.name().to_string()),
+            playing_hours_from: hours.map(|h| h.from),
+            playing_hours_to: hours.map(|h| h.to),
             grace_extensions: service_options.grace.map(|g| g.count),
             grace_seconds: service_options.grace.map(|g| g.seconds),
         })

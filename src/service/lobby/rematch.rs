@@ -97,6 +97,9 @@ impl Lobby {
                 bank_initial_seconds: old.bank_initial_seconds,
                 bank_increment_seconds: old.bank_increment_seconds,
                 bank_cap_seconds: old.bank_cap_seconds,
+                playing_hours_zone: old.playing_hours_zone.clone(),
+                playing_hours_from: old.playing_hours_from,
+                playing_hours_to: old.playing_hours_to,
                 grace_extensions: old.grace_extensions,
                 grace_seconds: old.grace_seconds,
             };

@@ -56,6 +56,14 @@ pub struct Model {
     pub bank_increment_seconds: Option<i32>,
     /// The most a seat's bank may hold, in seconds.
     pub bank_cap_seconds: Option<i32>,
+    /// The time zone (IANA name) of the bank's playing hours; None when the
+    /// banks run at any hour.
+    pub playing_hours_zone: Option<String>,
+    /// Minutes after local midnight the playing hours begin.
+    pub playing_hours_from: Option<i32>,
+    /// Minutes after local midnight they end (at or before `from`: the next
+    /// day).
+    pub playing_hours_to: Option<i32>,
     /// How many grace extensions each seat gets before the timeout policy
     /// applies; None for none.
     pub grace_extensions: Option<i32>,
