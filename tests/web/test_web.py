@@ -291,7 +291,7 @@ def register(page, name):
     page.wait_for_function("() => location.hash !== '#/login'")
 
 
-def create_match(page, game, seats=2, bots=0, options=None, visibility=None, invite=None, club=None):
+def create_match(page, game, seats=2, bots=0, options=None, visibility=None, invite=None, club=None, fill=None):
     page.goto(f"{BASE}/#/")
     page.wait_for_selector("#create-game")
     page.select_option("#create-game", game)
@@ -312,6 +312,8 @@ def create_match(page, game, seats=2, bots=0, options=None, visibility=None, inv
     if club:
         page.wait_for_selector(f"#create-club option[value='{club}']", state="attached")
         page.select_option("#create-club", club)
+    if fill:
+        fill(page)
     page.click("#create-submit")
     page.wait_for_url("**/#/match/*")
     page.wait_for_selector("#app > .page[data-version]")
@@ -534,6 +536,33 @@ def main():
             open_match(b, mid)
             expect(b.locator(".seats .countdown")).to_have_count(1)
             assert b.locator(".seats button.give-time").count() == 0
+
+        @check("the lobby's form makes a banked match with playing hours from fields, not JSON, and the match page names the hours")
+        def _():
+            def bank_with_hours(page):
+                page.select_option("#opt-time_control", "bank")
+                expect(page.locator("#opt-tc-initial")).to_be_visible()
+                expect(page.locator("#opt-tc-zone")).to_be_hidden()
+                page.fill("#opt-tc-initial", "48")
+                page.fill("#opt-tc-increment", "12")
+                page.fill("#opt-tc-cap", "96")
+                page.check("#opt-tc-hours")
+                page.fill("#opt-tc-zone", "Europe/Tallinn")
+                page.fill("#opt-tc-from", "09:00")
+                page.fill("#opt-tc-to", "21:30")
+                shot(page, "lobby-time-control")
+                fits_phone(page, "lobby time control")
+
+            mid = create_match(a, "heretics", seats=2, fill=bank_with_hours)
+            tc = api("GET", f"/matches/{mid}")["options"]["time_control"]
+            assert tc == {"kind": "bank", "initial_seconds": 172800, "increment_seconds": 43200, "cap_seconds": 345600,
+                          "playing_hours": {"time_zone": "Europe/Tallinn", "from": "09:00", "to": "21:30"}}, tc
+            expect(a.locator("#playing-hours")).to_have_text("clocks run 09:00–21:30 (Europe/Tallinn)")
+            expect(a.locator("#match-clock")).to_contain_text("bank 2 d")
+            expect(a.locator("#match-clock")).to_contain_text("+ 12:00:00 a move")
+            shot(a, "match-playing-hours")
+            # a waiting match of one's own is cancelled, so the lobby stays as the later checks expect it
+            api("POST", f"/matches/{mid}/cancel", token_of(a), {})
 
         @check("a vacation taken on the account page stands the clocks, the other seat sees it on the match page, and coming back ends it")
         def _():

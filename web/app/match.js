@@ -42,6 +42,21 @@ function giveTime(m, seat, owing, refresh) {
   }, t("action-give-time", { time: clockText(seconds * 1000) }));
 }
 
+/** The match's bank and the hours it runs in, for its header; nothing without a bank. */
+function clockSummary(m) {
+  const tc = m.options?.time_control;
+  if (tc?.kind !== "bank") return "";
+  const bank = t("match-clock-bank", { initial: clockText(tc.initial_seconds * 1000), increment: clockText((tc.increment_seconds || 0) * 1000) });
+  const hours = tc.playing_hours;
+  return [
+    " · ",
+    h("span", { id: "match-clock" }, bank),
+    hours
+      ? [" · ", h("span", { id: "playing-hours", title: t("match-playing-hours-title") }, t("match-playing-hours", { from: hours.from, to: hours.to, zone: hours.time_zone }))]
+      : "",
+  ];
+}
+
 function seatBar(m, refresh) {
   const awaiting = new Set(m.prompt?.awaiting || []);
   const deadlines = new Map((m.prompt?.deadlines || []).map((d) => [d.seat, d.at]));
@@ -362,6 +377,7 @@ export async function matchPage(app, id) {
           "div",
           { class: "match-meta muted" },
           m.rated ? t("match-rated") : t("match-unrated"),
+          clockSummary(m),
           " · ",
           m.visibility && m.visibility !== "public" ? [h("span", { class: "badge", id: "visibility", "data-visibility": m.visibility }, t(`visibility-${m.visibility}`)), " · "] : "",
           m.rematch_of ? [h("a", { href: `#/match/${m.rematch_of}` }, t("match-rematch-of")), " · "] : "",

@@ -40,6 +40,70 @@ const label = (key) => tOr(`opt-${key}`, {}, key.replaceAll("_", " "));
 const helpOf = (key) => tOr(`opt-${key}-help`, {}, "");
 const valueOf = (key, v) => tOr(`opt-${key}-${v}`, {}, String(v).replaceAll("_", " "));
 
+/** The browser's own time zone, the playing hours' default. */
+function ownZone() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+  } catch {
+    return "UTC";
+  }
+}
+
+/**
+ * The time control as fields rather than JSON: none or a bank (hours at the
+ * start, earned a move, at most), and optionally the hours of the day the
+ * banks run, in a time zone (the browser's by default).
+ */
+function timeControlField() {
+  const num = (id, value, min) => h("input", { type: "number", id, value, min, step: "0.25", inputmode: "decimal" });
+  const kind = h("select", { id: "opt-time_control" }, h("option", { value: "" }, t("opt-tc-none")), h("option", { value: "bank" }, t("opt-tc-bank")));
+  const initial = num("opt-tc-initial", 72, 0.25);
+  const increment = num("opt-tc-increment", 24, 0);
+  const cap = num("opt-tc-cap", 168, 0.25);
+  const useHours = h("input", { type: "checkbox", id: "opt-tc-hours" });
+  const zones = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  const zone = h("input", { type: "text", id: "opt-tc-zone", value: ownZone(), list: "opt-tc-zones", spellcheck: "false", autocomplete: "off" });
+  const from = h("input", { type: "time", id: "opt-tc-from", value: "08:00" });
+  const to = h("input", { type: "time", id: "opt-tc-to", value: "22:00" });
+  const field = (id, text, input) => h("label", { for: id, class: "tc-field" }, h("span", {}, text), input);
+  const hoursBox = h(
+    "div",
+    { class: "tc-hours", hidden: true },
+    field("opt-tc-zone", t("opt-tc-zone"), zone),
+    h("datalist", { id: "opt-tc-zones" }, zones.map((z) => h("option", { value: z }))),
+    field("opt-tc-from", t("opt-tc-from"), from),
+    field("opt-tc-to", t("opt-tc-to"), to),
+  );
+  const bankBox = h(
+    "div",
+    { class: "tc-bank", hidden: true },
+    field("opt-tc-initial", t("opt-tc-initial"), initial),
+    field("opt-tc-increment", t("opt-tc-increment"), increment),
+    field("opt-tc-cap", t("opt-tc-cap"), cap),
+    h("label", { for: "opt-tc-hours", class: "tc-field check" }, useHours, h("span", {}, t("opt-tc-hours"))),
+    h("small", { class: "muted" }, t("opt-tc-hours-help")),
+    hoursBox,
+  );
+  const show = () => {
+    bankBox.hidden = kind.value !== "bank";
+    hoursBox.hidden = !useHours.checked;
+  };
+  kind.addEventListener("change", show);
+  useHours.addEventListener("change", show);
+  const seconds = (input) => (input.value === "" ? null : Math.round(Number(input.value) * 3600));
+  return {
+    input: h("div", { class: "tc" }, kind, bankBox),
+    read() {
+      if (kind.value !== "bank") return null;
+      const tc = { kind: "bank", initial_seconds: seconds(initial), increment_seconds: seconds(increment) ?? 0 };
+      const c = seconds(cap);
+      if (c != null) tc.cap_seconds = c;
+      if (useHours.checked) tc.playing_hours = { time_zone: zone.value.trim(), from: from.value, to: to.value };
+      return tc;
+    },
+  };
+}
+
 /**
  * `{element, value()}`: the form, and the options that differ from the defaults
  * (what the server is sent: nothing for a default).
@@ -60,7 +124,9 @@ export async function optionsForm(game) {
     const enumValues = SERVICE[key]?.enum || choices(doc, prop);
     let input;
     let read;
-    if (typeof def === "boolean" || prop.type === "boolean") {
+    if (key === "time_control") {
+      ({ input, read } = timeControlField());
+    } else if (typeof def === "boolean" || prop.type === "boolean") {
       input = h("input", { type: "checkbox", id, checked: !!def });
       read = () => input.checked;
     } else if (enumValues) {
