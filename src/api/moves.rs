@@ -1,6 +1,7 @@
 use crate::service::history::History;
 use crate::service::moves::Moves;
 use crate::service::positions::Positions;
+use crate::service::reads::Reads;
 use crate::service::streams::Streams;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
@@ -33,11 +34,13 @@ pub struct SubmitMoveRequest {
     params(
         ("id" = Uuid, Path, description = "The match id."),
         ("Idempotency-Key" = Option<String>, Header, description = "Any string of 1 to 255 characters naming this move: a retry with the same key and body replays the original answer (with `Idempotent-Replay: true`); the same key with another move is a 409."),
+        ("Prefer" = Option<String>, Header, description = "`return=representation` (RFC 7240): the answer also carries the caller's `prompt` in this match after the move, so a client that plays on needs no read before its next move.", example = "return=representation"),
     ),
     request_body = SubmitMoveRequest,
     responses(
         (status = 200, description = "The move was accepted (or had been: then `Idempotent-Replay: true`).", body = MoveReceipt,
             headers(("Idempotent-Replay" = String, description = "`true` when this answers a retry of an accepted move."),
+                    ("Preference-Applied" = String, description = "`return=representation` when the answer carries the caller's `prompt`."),
                     ("RateLimit-Limit" = u32, description = "Moves allowed per minute."),
                     ("RateLimit-Remaining" = u32, description = "Moves left now."),
                     ("RateLimit-Reset" = u64, description = "Seconds until the allowance is whole again."))),
@@ -54,6 +57,7 @@ pub struct SubmitMoveRequest {
 pub async fn submit_move(
     req: HttpRequest,
     moves: web::Data<Moves>,
+    reads: web::Data<Reads>,
     limits: web::Data<RateLimits>,
     me: AuthenticatedPlayer,
     id: web::Path<Uuid>,
@@ -74,7 +78,8 @@ pub async fn submit_move(
         ),
         None => None,
     };
-    let done = moves
+    let with_prompt = prefers_representation(&req);
+    let mut done = moves
         .submit_move(
             &me,
             *id,
@@ -89,7 +94,41 @@ pub async fn submit_move(
     if done.replay {
         resp.insert_header(("Idempotent-Replay", "true"));
     }
+    if with_prompt {
+        // The move stands whatever happens here: a read that fails leaves the
+        // answer as without the preference (no `Preference-Applied`), and the
+        // client reads the match as it would have.
+        match reads.get_match(Some(me.id), *id).await {
+            Ok(m) => {
+                done.receipt.prompt = Some(m.prompt);
+                resp.insert_header(("Preference-Applied", "return=representation"));
+            }
+            Err(e) => {
+                tracing::warn!(match.id = %id, error = %e, "no prompt for a move's answer");
+            }
+        }
+    }
     Ok(resp.json(done.receipt))
+}
+
+/// Whether the request's `Prefer` headers ask for `return=representation`
+/// (RFC 7240: preferences separated by commas, each perhaps with parameters
+/// after semicolons, names without regard to case).
+fn prefers_representation(req: &HttpRequest) -> bool {
+    req.headers()
+        .get_all("prefer")
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|p| p.split(';').next())
+        .any(|p| {
+            let mut kv = p.splitn(2, '=');
+            let (k, v) = (
+                kv.next().unwrap_or("").trim(),
+                kv.next().unwrap_or("").trim(),
+            );
+            k.eq_ignore_ascii_case("return")
+                && v.trim_matches('"').eq_ignore_ascii_case("representation")
+        })
 }
 
 /// The match's moves, oldest first; a move still sealed to the caller shows only its public part.

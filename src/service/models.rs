@@ -340,6 +340,14 @@ pub struct MoveReceipt {
     /// The 32-byte nonce (hex) the commitment hides the move with: yours now,
     /// everybody's once the move is revealed.
     pub nonce: Option<String>,
+    /// Only when the request said `Prefer: return=representation` (and the
+    /// answer `Preference-Applied`): the caller's prompt in this match right
+    /// after the move, as `GET /matches/{id}` would give it then, so a bot
+    /// that plays on needs no read before its next move; null once the match
+    /// is over. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<PromptResponse>, nullable)]
+    pub prompt: Option<Option<PromptResponse>>,
 }
 
 /// A stored move as one caller may see it.

@@ -56,6 +56,7 @@ pub struct Submitted {
 
 fn receipt(m: &moves::Model) -> Result<MoveReceipt, Error> {
     Ok(MoveReceipt {
+        prompt: None,
         match_id: m.match_id,
         step: m.step,
         seat: m.seat as usize,
@@ -264,6 +265,7 @@ impl Moves {
         );
         kept.names_read = snap.names_read;
         let receipt = MoveReceipt {
+            prompt: None,
             match_id: id,
             step: record.row.step,
             seat,

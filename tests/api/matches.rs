@@ -558,3 +558,67 @@ async fn read_tagged(app: &TestApp, path: &str, token: Option<&str>, tag: Option
     app.send_with_headers(Method::GET, path, token, None, &headers)
         .await
 }
+
+/// A move sent with `Prefer: return=representation` answers the mover's next
+/// prompt, the one `GET /matches/{id}` gives it right after; played so to the
+/// end, the last answer's prompt is null. Without the preference the answer is
+/// as it always was.
+#[tokio::test]
+async fn a_move_answers_the_movers_next_prompt_when_it_prefers_so() {
+    use sealed_orders::games::{legal, rng::GameRng};
+    let app = spawn_app().await;
+    let players = app.players(3).await;
+    let id = app.started_match(&players, "heretics", json!({})).await;
+    let mut rng = GameRng::from_key([5; 32]);
+    let moves = format!("/api/v1/matches/{id}/moves");
+    let mut plain_seen = false;
+    let mut last = serde_json::Value::Null;
+    for _ in 0..2000 {
+        let m = app.match_as(&id, None).await;
+        if m["status"] != "active" {
+            break;
+        }
+        let seat = m["prompt"]["awaiting"][0].as_u64().expect("awaiting") as usize;
+        let p = &players[seat];
+        let prompt = app.match_as(&id, Some(p)).await["prompt"].clone();
+        let legal_moves = prompt["legal"].as_array().expect("legal").clone();
+        let body = json!({"step": prompt["step"], "action": legal::sample(&legal_moves, &mut rng).expect("a move")});
+        if !plain_seen {
+            plain_seen = true;
+            let r = app.post(&moves, Some(&p.token), &body).await;
+            let receipt = r.expect(200);
+            assert!(receipt.get("prompt").is_none(), "{receipt}");
+            assert!(r.headers.get("preference-applied").is_none());
+            continue;
+        }
+        let r = app
+            .send_with_headers(
+                Method::POST,
+                &moves,
+                Some(&p.token),
+                Some(&body),
+                &[("Prefer", "respond-async, Return = \"representation\"; x=1")],
+            )
+            .await;
+        let receipt = r.expect(200);
+        assert_eq!(
+            r.headers
+                .get("preference-applied")
+                .and_then(|v| v.to_str().ok()),
+            Some("return=representation")
+        );
+        let read = app.match_as(&id, Some(p)).await;
+        if read["status"] == "active" {
+            assert_eq!(
+                receipt["prompt"], read["prompt"],
+                "the answer's prompt is the read's"
+            );
+        }
+        last = receipt;
+    }
+    assert_eq!(app.match_as(&id, None).await["status"], "finished");
+    assert!(
+        last.get("prompt").is_some_and(serde_json::Value::is_null),
+        "the match is over: {last}"
+    );
+}
