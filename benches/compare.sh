@@ -21,6 +21,9 @@
 #   SUBSCRIBE         subscriber kinds to run beside the plain drive [player match]
 #                     (player: one /players/me/events stream per player; match: one
 #                     /matches/{id}/events stream per match); SUBSCRIBE= skips the pair
+#   PREFER_PROMPT     on: main-mode moves ask for the mover's next prompt in their
+#                     answer (`Prefer: return=representation`) and play from it without
+#                     a read; off: read before every move, as clients did before [on]
 #   PORT              the server's port [a free one between 20000 and 39999]
 #   KEEP_DB=1         keep the server's database afterwards (dropped by default)
 #   COUNT_QUERIES=N   afterwards, a separate small run (N matches, 1 client) on its own
@@ -126,7 +129,8 @@ stop_server() {
 }
 
 load() { # ARGS… : the load generator against the running server
-  "$LOADER" --base-url "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" "$@"
+  "$LOADER" --base-url "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" \
+    --prefer-prompt "${PREFER_PROMPT:-on}" "$@"
 }
 
 field() { # NAME LINE

@@ -12,10 +12,10 @@ use actix_web::middleware::Next;
 use actix_web::{HttpResponse, web};
 
 /// Request headers a browser client may send.
-const ALLOW_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID";
+const ALLOW_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID, Prefer";
 /// Response headers a browser client may read besides the safelisted ones.
 const EXPOSE_HEADERS: &str = "RateLimit, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, \
-    X-Request-Id, Idempotent-Replay, Location";
+    X-Request-Id, Idempotent-Replay, Preference-Applied, Location";
 const ALLOW_METHODS: &str = "GET, HEAD, POST, PUT, PATCH, DELETE";
 /// How long a browser may cache a preflight answer, in seconds.
 const MAX_AGE: &str = "3600";

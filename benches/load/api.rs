@@ -14,6 +14,9 @@ pub struct Api {
     /// `…/api/v1`
     base: String,
     pub stats: Arc<Stats>,
+    /// Whether moves ask for the mover's next prompt in their answer
+    /// (`Prefer: return=representation`).
+    pub prefer_prompt: bool,
 }
 
 /// A response that arrived (any status).
@@ -70,7 +73,12 @@ impl Api {
             .tcp_nodelay(true)
             .build()
             .map_err(|e| format!("HTTP client: {e}"))?;
-        Ok(Api { http, base, stats })
+        Ok(Api {
+            http,
+            base,
+            stats,
+            prefer_prompt: false,
+        })
     }
 
     /// One timed request; `None` when no response arrived (counted as `transport`).
@@ -83,6 +91,9 @@ impl Api {
         body: Option<&Value>,
     ) -> Option<Answer> {
         let mut req = self.http.request(method, format!("{}{}", self.base, path));
+        if kind == Kind::Submit && self.prefer_prompt {
+            req = req.header("Prefer", "return=representation");
+        }
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }

@@ -74,6 +74,10 @@ load: drives Malacca matches through a running Sealed Orders server
   --max-seconds S       stop driving after S seconds whatever happens (default 900)
   --threads T           tokio worker threads of the generator (default 2)
   --seed N              seed of the move choices (default 1)
+  --prefer-prompt on|off
+                        main: moves ask for the mover's next prompt in their answer
+                        (`Prefer: return=representation`) and play from it rather than
+                        read the match first (default on)
   --run-id ID           prefix of the player names (default: from the time and pid)
 ";
 
@@ -116,6 +120,7 @@ struct Args {
     threads: usize,
     seed: u64,
     run_id: String,
+    prefer_prompt: bool,
 }
 
 fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
@@ -238,6 +243,11 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
         threads: num("threads", 2)?.max(1) as usize,
         seed: num("seed", 1)?,
         run_id,
+        prefer_prompt: match get("prefer-prompt").as_deref() {
+            None | Some("on") => true,
+            Some("off") => false,
+            Some(s) => return Err(format!("--prefer-prompt {s:?}: on or off")),
+        },
     }))
 }
 
@@ -432,6 +442,9 @@ struct Slot {
     /// The seat to read the match as next: the one most likely awaited.
     guess: usize,
     failures: u32,
+    /// The prompt of seat `guess` as the last move's answer gave it, when
+    /// that seat owes the next move: played from without a read.
+    known: Option<Value>,
 }
 
 /// Creates match `index` and fills its seats; `None` if it did not start.
@@ -453,6 +466,7 @@ async fn start_match(api: &Api, players: &[Player], index: usize, args: &Args) -
         sealed,
         guess: 0,
         failures: 0,
+        known: None,
     })
 }
 
@@ -511,18 +525,24 @@ async fn play_one(
             extra_reads.fetch_add(1, Ordering::Relaxed);
         }
         let player = &players[slot.seats[slot.guess]];
-        let Some(a) = api.read(&slot.id, player).await else {
-            return Step::Failed;
+        let prompt = match slot.known.take() {
+            Some(p) => p,
+            None => {
+                let Some(a) = api.read(&slot.id, player).await else {
+                    return Step::Failed;
+                };
+                if !a.ok() {
+                    return Step::Failed;
+                }
+                match a.body.get("status").and_then(Value::as_str) {
+                    Some("active") => {}
+                    Some("finished") | Some("aborted") => return Step::Finished,
+                    _ => return Step::Failed,
+                }
+                a.body["prompt"].clone()
+            }
         };
-        if !a.ok() {
-            return Step::Failed;
-        }
-        match a.body.get("status").and_then(Value::as_str) {
-            Some("active") => {}
-            Some("finished") | Some("aborted") => return Step::Finished,
-            _ => return Step::Failed,
-        }
-        let prompt = &a.body["prompt"];
+        let prompt = &prompt;
         let awaiting: Vec<usize> = prompt["awaiting"]
             .as_array()
             .map(|v| {
@@ -553,6 +573,31 @@ async fn play_one(
         };
         if !r.ok() {
             return Step::Failed;
+        }
+        // With the mover's next prompt in the answer: null once the match is
+        // over; the mover's own next move needs no read; else its `awaiting`
+        // names the seat to read as.
+        match r.body.get("prompt") {
+            Some(Value::Null) => return Step::Finished,
+            Some(next) if next["your_turn"].as_bool() == Some(true) => {
+                slot.known = Some(next.clone());
+                return Step::Moved;
+            }
+            Some(next) => {
+                if let Some(s) = next["awaiting"]
+                    .as_array()
+                    .and_then(|a| {
+                        a.iter()
+                            .filter_map(Value::as_u64)
+                            .find(|&s| s as usize != seat)
+                    })
+                    .filter(|&s| (s as usize) < n)
+                {
+                    slot.guess = s as usize;
+                    return Step::Moved;
+                }
+            }
+            None => {}
         }
         // Next: another seat still owing this (sealed) step, else the next seat
         // round the table (open betting goes clockwise from the captain).
@@ -924,14 +969,17 @@ async fn run(args: Args) -> i32 {
         args.clients.max(args.setup_concurrency) + 4,
         stats.clone(),
     ) {
-        Ok(a) => Arc::new(a),
+        Ok(mut a) => {
+            a.prefer_prompt = args.prefer_prompt && args.mode == Mode::Main;
+            Arc::new(a)
+        }
         Err(e) => {
             eprintln!("load: {e}");
             return 1;
         }
     };
     println!(
-        "load: mode={:?} clients={} matches={} seats={} rounds={} stakes={:?} players={} base={} run-id={}",
+        "load: mode={:?} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
         args.mode,
         args.clients,
         args.matches,
@@ -939,6 +987,7 @@ async fn run(args: Args) -> i32 {
         args.rounds,
         args.stakes,
         args.players,
+        api.prefer_prompt,
         args.base,
         args.run_id
     );

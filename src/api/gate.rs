@@ -128,7 +128,12 @@ fn control_characters(what: &str) -> ApiError {
 
 /// The headers of the API whose text the server reads (the first two reach the
 /// database).
-const TEXT_HEADERS: [&str; 3] = ["idempotency-key", "last-event-id", "if-none-match"];
+const TEXT_HEADERS: [&str; 4] = [
+    "idempotency-key",
+    "last-event-id",
+    "if-none-match",
+    "prefer",
+];
 
 /// The path and the query string, percent-decoded, and the text headers (where
 /// HTTP itself allows a tab).

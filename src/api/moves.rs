@@ -98,9 +98,9 @@ pub async fn submit_move(
         // The move stands whatever happens here: a read that fails leaves the
         // answer as without the preference (no `Preference-Applied`), and the
         // client reads the match as it would have.
-        match reads.get_match(Some(me.id), *id).await {
-            Ok(m) => {
-                done.receipt.prompt = Some(m.prompt);
+        match reads.prompt_for(me.id, *id).await {
+            Ok(prompt) => {
+                done.receipt.prompt = Some(prompt);
                 resp.insert_header(("Preference-Applied", "return=representation"));
             }
             Err(e) => {

@@ -4,7 +4,7 @@ use crate::service::reads::Reads;
 use crate::service::reliability::Reliability;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 use crate::auth::{AuthenticatedPlayer, PasswordSession};
 use crate::errors::{ApiError, Problem};
@@ -182,6 +182,7 @@ pub async fn get_player(
 /// longest owed.
 #[utoipa::path(tag = "players", operation_id = "get_my_turns",
     security(("bearer" = [])),
+    params(TurnsQuery),
     responses(
         (status = 200, description = "Your turns.", body = crate::service::models::TurnsResponse),
         (status = 401, description = "No valid token.", body = Problem, content_type = "application/problem+json"),
@@ -190,6 +191,17 @@ pub async fn get_player(
 pub async fn get_my_turns(
     reads: web::Data<Reads>,
     me: AuthenticatedPlayer,
+    query: web::Query<TurnsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    Ok(HttpResponse::Ok().json(reads.my_turns(&me).await?))
+    let with_prompts = query.prompts.unwrap_or(false);
+    Ok(HttpResponse::Ok().json(reads.my_turns(&me, with_prompts).await?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct TurnsQuery {
+    /// Each turn also carries your `prompt` in its match (with `legal`), so a
+    /// bot moves in every match listed without reading it first.
+    pub prompts: Option<bool>,
 }

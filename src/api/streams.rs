@@ -130,6 +130,12 @@ pub struct PlayerEventsQuery {
     /// under the one name, its kind inside).
     #[param(inline)]
     pub event_names: Option<EventNames>,
+    /// Streams: at the start for every match where you owe a move, and after
+    /// each batch of events for every match it touched, an `event: prompt`
+    /// (no `id:`) with `data` `{"match_id", "prompt"}`: your prompt there as
+    /// `GET /matches/{id}` gives it (null once the match is over), so a bot
+    /// playing many matches never reads before it moves.
+    pub prompt: Option<bool>,
 }
 
 /// Every event of every match you hold a seat in (public ones and your seat's).
@@ -174,7 +180,11 @@ pub async fn get_my_events(
     if wants_stream(&req) {
         let streams = streams.into_inner();
         let rx = streams
-            .player_stream(player, last_event_id(&req).as_deref())
+            .player_stream(
+                player,
+                last_event_id(&req).as_deref(),
+                q.prompt.unwrap_or(false),
+            )
             .await?;
         return Ok(sse(rx, q.event_names.unwrap_or_default()));
     }

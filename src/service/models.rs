@@ -652,6 +652,11 @@ pub struct TurnResponse {
     /// True while a bot stands in for you after a missed deadline (moving, or
     /// `POST /matches/{id}/return`, ends it).
     pub absent: bool,
+    /// Only with `?prompts=true`: your prompt in the match, as
+    /// `GET /matches/{id}` gives it (with `legal`), so a bot playing many
+    /// matches moves in each without reading it first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<PromptResponse>,
 }
 
 /// Every match where the caller owes a move: soonest deadline first, then oldest.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::auth::AuthenticatedPlayer;
-use crate::games::Progress;
+use crate::games::{AnyState, DynGame, Progress, Prompt as ActiveProgress};
 use crate::service::clock::Clock;
 use crate::service::error::{Error, Result};
 use crate::service::games::Games;
@@ -55,6 +55,53 @@ impl Reads {
             clock,
         }
     }
+}
+
+/// The prompt of an active match for the viewer in `your_seat` (none: a
+/// spectator), noting each awaited seat's deadline in `owed`.
+#[allow(clippy::too_many_arguments)]
+fn prompt_of(
+    game: &dyn DynGame,
+    m: &matches::Model,
+    seats: &[match_seats::Model],
+    state: &AnyState,
+    p: ActiveProgress,
+    your_seat: Option<usize>,
+    now: DateTime<Utc>,
+    owed: &mut Vec<(usize, DateTime<Utc>)>,
+) -> Result<PromptResponse, Error> {
+    let your_turn = your_seat.is_some_and(|s| p.awaiting.contains(&s));
+    let legal = match your_seat {
+        Some(s) if your_turn => game.legal(state, s)?,
+        _ => None,
+    };
+    let rule = game.step_time_limit(state)?;
+    let deadlines = p
+        .awaiting
+        .iter()
+        .filter_map(|a| seats.iter().find(|s| s.seat as usize == *a))
+        .filter_map(|s| {
+            seat_deadline(m, s, rule).map(|(at, _)| {
+                owed.push((s.seat as usize, at));
+                Deadline {
+                    seat: s.seat as usize,
+                    at,
+                    seconds_remaining: Some(seconds_until(at, now)),
+                    bank_seconds: bank_seconds(m, s, now),
+                }
+            })
+        })
+        .collect();
+    Ok(PromptResponse {
+        step: m.step,
+        round: p.round,
+        kind: p.kind,
+        sealed: p.sealed,
+        awaiting: p.awaiting,
+        your_turn,
+        deadlines,
+        legal,
+    })
 }
 
 /// Whole seconds from `now` to `at`, none once it passed.
@@ -134,6 +181,38 @@ impl Reads {
         self.render(&snap, access)
     }
 
+    /// The caller's prompt in the match, as `get_match` would answer it,
+    /// without drawing the view: what a move's answer carries when asked to.
+    pub async fn prompt_for(
+        &self,
+        caller: Uuid,
+        id: Uuid,
+    ) -> Result<Option<PromptResponse>, Error> {
+        let snap = self.records.snapshot(id).await?;
+        let access = self
+            .policy
+            .access(&self.db, &snap.row, &snap.seats, Some(caller))
+            .await?;
+        let (m, seats) = (&snap.row, &snap.seats);
+        let game = self.games.of(&m.game)?;
+        let Some(state) = &snap.state else {
+            return Ok(None);
+        };
+        match game.progress(state)? {
+            Progress::Active(p) if m.status == ACTIVE => Ok(Some(prompt_of(
+                game,
+                m,
+                seats,
+                state,
+                p,
+                access.seat(),
+                self.clock.now(),
+                &mut Vec::new(),
+            )?)),
+            _ => Ok(None),
+        }
+    }
+
     /// The match as one viewer may see it: what of it the viewer may have is
     /// `access`'s to say.
     fn render(&self, snap: &Snapshot, access: Access) -> Result<MatchResponse, Error> {
@@ -162,38 +241,9 @@ impl Reads {
             view = Some(game.view_json(state, access.viewer())?);
             match game.progress(state)? {
                 Progress::Active(p) if m.status == ACTIVE => {
-                    let your_turn = your_seat.is_some_and(|s| p.awaiting.contains(&s));
-                    let legal = match your_seat {
-                        Some(s) if your_turn => game.legal(state, s)?,
-                        _ => None,
-                    };
-                    let rule = game.step_time_limit(state)?;
-                    let deadlines = p
-                        .awaiting
-                        .iter()
-                        .filter_map(|a| seats.iter().find(|s| s.seat as usize == *a))
-                        .filter_map(|s| {
-                            seat_deadline(m, s, rule).map(|(at, _)| {
-                                owed.push((s.seat as usize, at));
-                                Deadline {
-                                    seat: s.seat as usize,
-                                    at,
-                                    seconds_remaining: Some(seconds_until(at, now)),
-                                    bank_seconds: bank_seconds(m, s, now),
-                                }
-                            })
-                        })
-                        .collect();
-                    prompt = Some(PromptResponse {
-                        step: m.step,
-                        round: p.round,
-                        kind: p.kind,
-                        sealed: p.sealed,
-                        awaiting: p.awaiting.clone(),
-                        your_turn,
-                        deadlines,
-                        legal,
-                    });
+                    prompt = Some(prompt_of(
+                        game, m, seats, state, p, your_seat, now, &mut owed,
+                    )?);
                 }
                 _ if m.status == FINISHED => {
                     let forfeited = forfeited_seats(seats);
@@ -421,8 +471,15 @@ impl Reads {
     pub async fn my_turns(
         &self,
         me: &AuthenticatedPlayer,
+        with_prompts: bool,
     ) -> Result<super::models::TurnsResponse, Error> {
-        self.turns_of(me.id).await
+        let mut turns = self.turns_of(me.id).await?;
+        if with_prompts {
+            for turn in &mut turns.items {
+                turn.prompt = self.prompt_for(me.id, turn.match_id).await?;
+            }
+        }
+        Ok(turns)
     }
 
     /// Every active match in which `player` owes a move now, soonest deadline
@@ -500,6 +557,7 @@ impl Reads {
                         bank_seconds: bank_seconds(m, seat, now),
                         owed_since: m.step_started_at.unwrap_or(m.updated_at),
                         absent: seat.presence != PRESENT,
+                        prompt: None,
                     },
                 )
             })

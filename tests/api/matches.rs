@@ -622,3 +622,50 @@ async fn a_move_answers_the_movers_next_prompt_when_it_prefers_so() {
         "the match is over: {last}"
     );
 }
+
+/// `/players/me/turns?prompts=true` carries, for each owed move, the prompt a
+/// read of its match gives (with `legal`); without it, none.
+#[tokio::test]
+async fn the_turns_list_carries_each_prompt_when_asked() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    let a = app.started_match(&players, "malacca", json!({})).await;
+    let b = app.started_match(&players, "kontor", json!({})).await;
+    for p in &players {
+        let turns = app
+            .get("/api/v1/players/me/turns?prompts=true", Some(&p.token))
+            .await
+            .expect(200);
+        let items = turns["items"].as_array().expect("items");
+        assert!(
+            !items.is_empty(),
+            "Kontor's first choice is owed by both: {turns}"
+        );
+        for item in items {
+            let id = item["match_id"].as_str().expect("id");
+            assert!(id == a || id == b);
+            let read = app.match_as(id, Some(p)).await;
+            assert_eq!(item["prompt"], read["prompt"], "{item}");
+            assert_eq!(item["prompt"]["your_turn"], true);
+            assert!(item["prompt"]["legal"].is_array());
+        }
+        let plain = app
+            .get("/api/v1/players/me/turns", Some(&p.token))
+            .await
+            .expect(200);
+        assert_eq!(plain["items"].as_array().map(Vec::len), Some(items.len()));
+        assert!(
+            plain["items"]
+                .as_array()
+                .expect("items")
+                .iter()
+                .all(|i| i.get("prompt").is_none())
+        );
+    }
+    app.get(
+        "/api/v1/players/me/turns?prompts=maybe",
+        Some(&players[0].token),
+    )
+    .await
+    .problem(400, "invalid_query");
+}

@@ -611,6 +611,98 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
     assert!(text.contains("event: step_resolved"), "{text}");
 }
 
+/// A player's stream with `prompt=true` gives, at the start, the prompt of
+/// every match where a move is owed, and after each batch the prompt of every
+/// match it touched: a bot in many matches never reads before it moves.
+#[tokio::test]
+async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() {
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    // Kontor opens with a sealed choice of every seat: a move owed at the start.
+    let first = app.started_match(&players, "kontor", json!({})).await;
+    let second = app.started_match(&players, "malacca", json!({})).await;
+    let token = players[0].token.clone();
+    let (client, url) = (
+        app.client.clone(),
+        app.url("/api/v1/players/me/events?prompt=true"),
+    );
+    let reader = tokio::spawn(async move {
+        let mut resp = client
+            .get(url)
+            .header("accept", "text/event-stream")
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("stream");
+        let mut text = String::new();
+        // Until the frames go quiet after the moves.
+        while let Ok(Ok(Some(b))) =
+            tokio::time::timeout(Duration::from_millis(1500), resp.chunk()).await
+        {
+            text.push_str(&String::from_utf8_lossy(&b));
+        }
+        text
+    });
+    let owed_at_start: Vec<String> = app
+        .get("/api/v1/players/me/turns", Some(&players[0].token))
+        .await
+        .expect(200)["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|t| t["match_id"].as_str().expect("id").to_owned())
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([9; 32]);
+    play_some(&app, &second, &players, &mut rng).await;
+    let text = reader.await.expect("reader");
+    let seen = prompts(&text);
+    let of = |id: &str| -> Vec<Value> {
+        seen.iter()
+            .filter(|p| p["match_id"] == id)
+            .map(|p| p["prompt"].clone())
+            .collect()
+    };
+    // The last prompt of each match the stream named is what a read gives
+    // now; the moves touched the second match, so it has one after them.
+    for id in [&first, &second] {
+        if let Some(last) = of(id).last() {
+            let now = app.match_as(id, Some(&players[0])).await["prompt"].clone();
+            assert_eq!(last, &now, "{id}: {text}");
+        }
+    }
+    let after_moves = text.rsplit("event: step_resolved").next().unwrap_or("");
+    assert!(
+        prompts(after_moves)
+            .iter()
+            .any(|p| p["match_id"] == second.as_str()),
+        "a prompt after the moves: {text}"
+    );
+    // At the start, before any event: one for each match where a move was
+    // owed then, and no other.
+    let before_events = text.split("\nid: ").next().unwrap_or("");
+    let mut at_start: Vec<String> = prompts(before_events)
+        .iter()
+        .map(|p| p["match_id"].as_str().expect("id").to_owned())
+        .collect();
+    let mut owed = owed_at_start.clone();
+    at_start.sort();
+    owed.sort();
+    assert!(!owed.is_empty());
+    assert_eq!(at_start, owed, "{text}");
+    // Without the parameter, no prompts.
+    let (_, plain) = app
+        .stream(
+            "/api/v1/players/me/events",
+            Some(&players[0].token),
+            None,
+            Duration::from_millis(300),
+            |_| false,
+        )
+        .await;
+    assert!(!plain.contains("event: prompt"), "{plain}");
+}
+
 #[tokio::test]
 async fn with_event_names_message_every_frame_of_a_stream_has_the_one_name_and_its_kind_inside() {
     let app = spawn_app().await;

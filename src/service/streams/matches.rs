@@ -195,7 +195,10 @@ impl Streams {
                 }
             }
             if with_prompt && seat.is_some() && (first || sent) {
-                let prompt = self.reads.get_match(player, id).await?.prompt;
+                let prompt = match player {
+                    Some(p) => self.reads.prompt_for(p, id).await?,
+                    None => None,
+                };
                 let frame = StreamFrame::Unpositioned {
                     kind: "prompt",
                     data: serde_json::to_string(&prompt).map_err(Error::internal)?,

@@ -80,6 +80,7 @@ impl Streams {
         self: &Arc<Self>,
         holder: StreamHolder,
         last_event_id: Option<&str>,
+        with_prompts: bool,
     ) -> Result<mpsc::Receiver<StreamFrame>, Error> {
         let player = holder.player;
         let start = match last_event_id {
@@ -95,7 +96,10 @@ impl Streams {
         let (tx, rx) = mpsc::channel(64);
         let this = self.clone();
         tokio::spawn(async move {
-            if let Err(e) = this.run_player_stream(holder, start, &tx).await {
+            if let Err(e) = this
+                .run_player_stream(holder, start, with_prompts, &tx)
+                .await
+            {
                 tracing::warn!(player.id = %player, error = %e, "player stream ended");
             }
         });
@@ -106,6 +110,7 @@ impl Streams {
         &self,
         holder: StreamHolder,
         mut at: StreamPosition,
+        with_prompts: bool,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), Error> {
         let player = holder.player;
@@ -127,11 +132,26 @@ impl Streams {
                 .await?
                 .into_iter()
                 .collect();
-        let Some(caught_up) = self.catch_up(player, at, out).await? else {
+        // The matches whose events were sent since the last prompts (with
+        // `with_prompts`): each gets the player's prompt after its batch.
+        let mut touched: Vec<Uuid> = Vec::new();
+        let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
             return Ok(());
         };
         // `at` is the last event sent; `fed` how far the feed's batches were read.
         at = caught_up;
+        if with_prompts {
+            // At the start, every match where a move is owed now.
+            for turn in self.reads.turns_of(player).await?.items {
+                if !touched.contains(&turn.match_id) {
+                    touched.push(turn.match_id);
+                }
+            }
+            if !self.send_prompts(player, &mut touched, out).await? {
+                return Ok(());
+            }
+        }
+        touched.clear();
         let mut fed = at;
         let mut quiet_until = tokio::time::Instant::now() + KEEPALIVE;
         loop {
@@ -142,10 +162,14 @@ impl Streams {
                         // Batches passed while this stream wrote to its reader:
                         // the database has them.
                         Err(RecvError::Lagged(_)) => {
-                            let Some(caught_up) = self.catch_up(player, at, out).await? else {
+                            let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
                                 return Ok(());
                             };
                             at = caught_up;
+                            if with_prompts && !self.send_prompts(player, &mut touched, out).await? {
+                                return Ok(());
+                            }
+                            touched.clear();
                             continue;
                         }
                         Err(RecvError::Closed) => return Ok(()),
@@ -161,7 +185,7 @@ impl Streams {
                     // after them, or was told of them late), or the player
                     // follows a match it did not.
                     if batch.from > fed || joined {
-                        let Some(caught_up) = self.catch_up(player, at, out).await? else {
+                        let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
                             return Ok(());
                         };
                         at = caught_up;
@@ -175,8 +199,15 @@ impl Streams {
                             return Ok(());
                         }
                         at = StreamPosition { tx: e.tx, id: e.id };
+                        if !touched.contains(&e.match_id) {
+                            touched.push(e.match_id);
+                        }
                         sent = true;
                     }
+                    if with_prompts && !self.send_prompts(player, &mut touched, out).await? {
+                        return Ok(());
+                    }
+                    touched.clear();
                     if sent {
                         quiet_until = tokio::time::Instant::now() + KEEPALIVE;
                     }
@@ -227,6 +258,7 @@ impl Streams {
         &self,
         player: Uuid,
         mut at: StreamPosition,
+        touched: &mut Vec<Uuid>,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<Option<StreamPosition>, Error> {
         loop {
@@ -245,11 +277,44 @@ impl Streams {
                     return Ok(None);
                 }
                 at = StreamPosition { tx: e.tx, id: e.id };
+                if !touched.contains(&e.match_id) {
+                    touched.push(e.match_id);
+                }
             }
             if (rows.len() as u64) < PAGE {
                 return Ok(Some(at));
             }
         }
+    }
+}
+
+impl Streams {
+    /// Sends the player's prompt in each match of `touched` (null where it is
+    /// over or gone), as `event: prompt` frames without a position; false when
+    /// the reader went away.
+    async fn send_prompts(
+        &self,
+        player: Uuid,
+        touched: &mut Vec<Uuid>,
+        out: &mpsc::Sender<StreamFrame>,
+    ) -> Result<bool, Error> {
+        for id in touched.drain(..) {
+            let prompt = match self.reads.prompt_for(player, id).await {
+                Ok(p) => p,
+                // Gone, or no longer the player's to read: nothing owed there.
+                Err(Error::Refused(_)) => None,
+                Err(e) => return Err(e),
+            };
+            let data = serde_json::json!({ "match_id": id, "prompt": prompt });
+            let frame = StreamFrame::Unpositioned {
+                kind: "prompt",
+                data: data.to_string(),
+            };
+            if out.send(frame).await.is_err() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 }
 
