@@ -18,7 +18,8 @@ use crate::service::outcome::ends_early;
 use crate::service::play::{Author, Play};
 use crate::service::records::Records;
 use crate::service::timing::{
-    ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, extend, graces_left, seat_deadline,
+    ABSENT, Due, FORFEITED, POLICY_FORFEIT, PRESENT, extend, extended_event, graces_left,
+    seat_deadline,
 };
 use crate::service::tx::transaction;
 use crate::store;
@@ -225,17 +226,7 @@ impl Deadlines {
             extend(m, &mut seats[i], i64::from(seconds) * 1000);
             store::matches::update_seat(tx, seats[i].clone()).await?;
             m.version += 1;
-            let deadline = seat_deadline(m, &seats[i], rule).map(|(at, _)| at);
-            let event = Event::public(
-                "seat_extended",
-                json!({
-                    "seat": seat,
-                    "seconds": seconds,
-                    "by": null,
-                    "graces_left": graces_left(m, &seats[i]),
-                    "deadline": deadline,
-                }),
-            );
+            let event = extended_event(m, &seats[i], rule, i64::from(seconds), None);
             record_events(tx, m, &[event], now).await?;
             tracing::info!(match.id = %m.id, seat, "deadline passed: grace extension");
             return Ok(Handled::Extended);

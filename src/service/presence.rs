@@ -21,9 +21,7 @@ use crate::service::outcome::ends_early;
 use crate::service::play::Play;
 use crate::service::reads::Reads;
 use crate::service::records::Records;
-use crate::service::timing::{
-    ABSENT, Bank, FORFEITED, PRESENT, extend, graces_left, seat_deadline, set_away,
-};
+use crate::service::timing::{ABSENT, Bank, FORFEITED, PRESENT, extend, extended_event, set_away};
 use crate::service::tx::transaction;
 use crate::service::visibility::Policy;
 use crate::store;
@@ -166,17 +164,7 @@ impl Presence {
             m.version += 1;
             m.updated_at = now;
             let rule = game.step_time_limit(&state)?;
-            let deadline = seat_deadline(&m, &seats[i], rule).map(|(at, _)| at);
-            let event = Event::public(
-                "seat_extended",
-                json!({
-                    "seat": to,
-                    "seconds": seconds,
-                    "by": giver,
-                    "graces_left": (m.grace_extensions.is_some()).then(|| graces_left(&m, &seats[i])),
-                    "deadline": deadline,
-                }),
-            );
+            let event = extended_event(&m, &seats[i], rule, seconds, Some(giver));
             record_events(tx, &m, &[event], now).await?;
             self.play.schedule(&mut m, &seats, &state)?;
             store::matches::update_match(tx, m.clone()).await?;

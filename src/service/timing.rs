@@ -10,6 +10,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::games::Event;
 use crate::service::playing_hours::{PlayingHours, Span, counted_ms, runs_out};
 use crate::store::entities::{match_seats, matches};
 
@@ -163,6 +164,27 @@ pub fn set_away(
     }
     seat.away_from = Some(from);
     seat.away_until = Some(until);
+}
+
+/// The public `seat_extended` event of time given to `seat` (by another
+/// seat, or by a grace when `by` is none), with the deadline it has now.
+pub fn extended_event(
+    m: &matches::Model,
+    seat: &match_seats::Model,
+    rule_limit: Option<u64>,
+    seconds: i64,
+    by: Option<i32>,
+) -> Event {
+    Event::public(
+        "seat_extended",
+        serde_json::json!({
+            "seat": seat.seat,
+            "seconds": seconds,
+            "by": by,
+            "graces_left": m.grace_extensions.is_some().then(|| graces_left(m, seat)),
+            "deadline": seat_deadline(m, seat, rule_limit).map(|(at, _)| at),
+        }),
+    )
 }
 
 /// How many of the match's grace extensions `seat` has left.

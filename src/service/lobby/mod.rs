@@ -31,6 +31,18 @@ use crate::service::visibility::{PRIVATE, Policy};
 use crate::store;
 use crate::store::entities::{match_seats, matches};
 
+/// Who a seat is made for, and so whether a vacation stops it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum SeatFor<'a> {
+    /// A player asking to join: refused while on vacation.
+    Joining,
+    /// A player the server seats (a tournament's round, a rematch, the
+    /// creator): seated with its clock standing while away.
+    ByServer,
+    /// A bot of this kind.
+    Bot(&'a str),
+}
+
 /// What the lobby is built from.
 pub struct LobbyParts {
     pub db: DatabaseConnection,
@@ -401,7 +413,7 @@ impl Lobby {
             let mut seated = Vec::new();
             if req.join {
                 seated.push(
-                    self.seat_locked(tx, &mut m, &seated, me.id, None, None)
+                    self.seat_locked(tx, &mut m, &seated, me.id, SeatFor::ByServer, None)
                         .await?,
                 );
             }
@@ -430,9 +442,13 @@ impl Lobby {
         m: &mut matches::Model,
         taken: &[match_seats::Model],
         player: Uuid,
-        bot: Option<&str>,
+        how: SeatFor<'_>,
         wanted: Option<i64>,
     ) -> Result<match_seats::Model, Error> {
+        let bot = match how {
+            SeatFor::Bot(kind) => Some(kind),
+            _ => None,
+        };
         let free = match wanted {
             None => (0..m.seat_count)
                 .find(|s| taken.iter().all(|t| t.seat != *s))
@@ -458,11 +474,24 @@ impl Lobby {
         }
         let now = self.clock.now();
         // A player seated by the server while away (a tournament's round, a
-        // rematch) is seated with its clock standing until it is back.
-        let away = match bot {
-            Some(_) => None,
-            None => store::vacations::current(tx, player, now).await?,
+        // rematch) is seated with its clock standing until it is back; one
+        // asking to join is told to come back first.
+        let away = match how {
+            SeatFor::Bot(_) => None,
+            SeatFor::Joining | SeatFor::ByServer => {
+                store::vacations::current(tx, player, now).await?
+            }
         };
+        if let (SeatFor::Joining, Some(v)) = (how, &away) {
+            return Err(Error::conflict(
+                "on_vacation",
+                format!(
+                    "You are on vacation until {}: come back first to join a match.",
+                    v.ends_at.to_rfc3339()
+                ),
+            )
+            .arg("until", v.ends_at.to_rfc3339()));
+        }
         let seat = match_seats::Model {
             match_id: m.id,
             seat: free,
@@ -519,7 +548,7 @@ impl Lobby {
             .count()
             + 1;
         let account = store::players::bot_player(tx, &bot_name(kind, n), self.clock.now()).await?;
-        self.seat_locked(tx, m, taken, account.id, Some(kind), seat)
+        self.seat_locked(tx, m, taken, account.id, SeatFor::Bot(kind), seat)
             .await
     }
 
@@ -601,17 +630,7 @@ impl Lobby {
                 .arg("reason", "unknown_player"));
             }
             reliability::admits(&m.options, record.as_ref())?;
-            if let Some(v) = store::vacations::current(tx, me.id, self.clock.now()).await? {
-                return Err(Error::conflict(
-                    "on_vacation",
-                    format!(
-                        "You are on vacation until {}: come back first to join a match.",
-                        v.ends_at.to_rfc3339()
-                    ),
-                )
-                .arg("until", v.ends_at.to_rfc3339()));
-            }
-            self.seat_locked(tx, &mut m, &seats, me.id, None, how.seat)
+            self.seat_locked(tx, &mut m, &seats, me.id, SeatFor::Joining, how.seat)
                 .await?;
             if invitation {
                 self.invitations

@@ -118,8 +118,15 @@ impl Lobby {
             store::matches::insert_match(tx, row.clone()).await?;
             let mut m = row;
             let mut seated = vec![
-                self.seat_locked(tx, &mut m, &[], me.id, None, Some(i64::from(mine.seat)))
-                    .await?,
+                self.seat_locked(
+                    tx,
+                    &mut m,
+                    &[],
+                    me.id,
+                    super::SeatFor::ByServer,
+                    Some(i64::from(mine.seat)),
+                )
+                .await?,
             ];
             for bot in seats.iter().filter(|s| s.bot.is_some()) {
                 let kind = bot.bot.clone().unwrap_or_default();

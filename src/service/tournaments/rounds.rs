@@ -17,6 +17,7 @@ use super::{
 use crate::games::Event;
 use crate::service::error::{Error, Result};
 use crate::service::lifecycle::{ABORTED, FINISHED, record_events};
+use crate::service::lobby::SeatFor;
 use crate::service::options::visibility_of;
 use crate::service::pairing::{History, Seating};
 use crate::service::tx::transaction;
@@ -93,7 +94,7 @@ impl Tournaments {
                 let bot = bots.get(player).cloned().flatten();
                 let seat = self
                     .lobby
-                    .seat_locked(tx, &mut m, &seated, *player, bot.as_deref(), None)
+                    .seat_locked(tx, &mut m, &seated, *player, seat_for(bot.as_deref()), None)
                     .await?;
                 rows.push(tournament_pairings::Model {
                     tournament_id: t.id,
@@ -363,5 +364,13 @@ impl Tournaments {
             recorded = true;
         }
         Ok(recorded)
+    }
+}
+
+/// A table's entrant is a bot of its kind, or a player the server seats.
+fn seat_for(bot: Option<&str>) -> SeatFor<'_> {
+    match bot {
+        Some(kind) => SeatFor::Bot(kind),
+        None => SeatFor::ByServer,
     }
 }
