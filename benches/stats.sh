@@ -94,9 +94,11 @@ for DB in "$@"; do
     echo "${url#$BASE}" >>"$D/leaderboard_later"
   done
   [ -s "$D/leaderboard_later" ] || echo "/api/v1/leaderboards/malacca?min_games=20" >"$D/leaderboard_later"
-  # Replay bundles of 200 finished matches drawn at random (a history viewer's read).
-  psql -qAt "$PG_URL/$DB" -c "SELECT '/api/v1/matches/' || id || '/export' FROM matches
-      WHERE status = 'finished' ORDER BY md5(id::text) LIMIT 200" >"$D/export"
+  # Replay bundles of 200 finished matches drawn at random (a history viewer's read),
+  # among those with their moves (replicate.sql's moves_copies leaves some without).
+  psql -qAt "$PG_URL/$DB" -c "SELECT '/api/v1/matches/' || id || '/export' FROM matches m
+      WHERE status = 'finished' AND EXISTS (SELECT 1 FROM moves mv WHERE mv.match_id = m.id)
+      ORDER BY md5(id::text) LIMIT 200" >"$D/export"
   sed 's|.*|/api/v1/players/&/stats|' "$D/names" >"$D/player"
   sed 's|.*|/api/v1/players/&/stats?game=malacca|' "$D/names" >"$D/player_game"
   sed 's|.*|/api/v1/players/&/ratings?game=malacca|' "$D/names" >"$D/ratings"

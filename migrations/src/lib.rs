@@ -47,6 +47,8 @@ mod m20261204_100001_add_extensions;
 mod m20261204_100002_add_timed_out_index;
 mod m20261204_100003_create_vacations;
 mod m20261205_100001_add_playing_hours;
+mod m20261205_200001_create_match_checkpoints;
+mod m20261205_200002_add_clocked_match_index;
 mod stat_totals;
 
 pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
@@ -123,6 +125,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_100002_add_timed_out_index::Migration),
             Box::new(m20261204_100003_create_vacations::Migration),
             Box::new(m20261205_100001_add_playing_hours::Migration),
+            Box::new(m20261205_200001_create_match_checkpoints::Migration),
+            Box::new(m20261205_200002_add_clocked_match_index::Migration),
         ]
     }
 }

@@ -12,8 +12,12 @@
 //! steps are final (a sealed move is replaced only before its step's reveal), so
 //! a replayed state is kept as a checkpoint every [`CHECKPOINT_EVERY`] steps, and
 //! a later position is replayed from the nearest checkpoint below it, not from the
-//! start. The checkpoints live in this process, bounded in number; a cold one
-//! costs a replay from the start, never a wrong answer.
+//! start. The checkpoints live in this process, bounded in number; every
+//! [`KEPT_EVERY`] steps they are also kept with the match (`match_checkpoints`,
+//! written by the first read that replays past them, never on the move path), so
+//! a read in a fresh process replays at most that many steps from the nearest.
+//! Only the first read of a match's long replay, ever, replays from the start; a
+//! missing or lost checkpoint costs a longer replay, never a wrong answer.
 
 use std::sync::Arc;
 
@@ -37,6 +41,10 @@ use crate::store::entities::{matches, moves};
 pub const CHECKPOINT_EVERY: i64 = 16;
 /// Positions kept in all, over every match (each a parsed game state).
 const CHECKPOINTS_KEPT: usize = 8192;
+/// Steps between two positions kept with the match (`match_checkpoints`): a
+/// multiple of [`CHECKPOINT_EVERY`], so a read replays at most this many steps
+/// from the database's nearest, once it is there.
+pub const KEPT_EVERY: i64 = 4 * CHECKPOINT_EVERY;
 
 /// Positions of a match at any step, for the viewer asking.
 pub struct Positions {
@@ -161,7 +169,10 @@ impl Positions {
     }
 
     /// The state after every standing move of the steps before `step`, from the
-    /// nearest kept checkpoint (or the start), keeping those it passes.
+    /// nearest checkpoint kept in this process, or kept with the match when that
+    /// is nearer by [`KEPT_EVERY`] steps or more (else from the start), keeping
+    /// those it passes: in this process every [`CHECKPOINT_EVERY`] steps, with
+    /// the match every [`KEPT_EVERY`] steps when it looked there.
     async fn replay_to(&self, m: &matches::Model, step: i64) -> Result<Arc<AnyState>> {
         let game = self.games.of(&m.game)?;
         let base = step - step % CHECKPOINT_EVERY;
@@ -180,6 +191,28 @@ impl Positions {
         {
             return Ok(s);
         }
+        // A long replay ahead: the positions kept with the match (written by an
+        // earlier read, in this process or another) may spare most of it. A short
+        // one (a warm read) asks the database nothing more.
+        let far = step - from >= KEPT_EVERY;
+        let mut kept_up_to = 0;
+        if far
+            && let Some((at, text)) =
+                store::moves::checkpoint_at_or_before(&self.db, m.id, step).await?
+        {
+            kept_up_to = at;
+            if at > from {
+                let kept = Arc::new(self.games.parse_stored(m, &text).await?);
+                if at % CHECKPOINT_EVERY == 0 {
+                    self.checkpoints.insert((m.id, at), kept.clone());
+                }
+                if at == step {
+                    return Ok(kept);
+                }
+                from = at;
+                state = Some(kept);
+            }
+        }
         let mut current: AnyState = match state.take() {
             Some(s) => (*s).clone(),
             None => {
@@ -194,20 +227,36 @@ impl Positions {
         }
         let seed = seed_of(m)?;
         let moves = store::moves::standing_moves_between(&self.db, m.id, from, step).await?;
+        // Positions to keep with the match: those this replay passes that the
+        // match has none of yet (every one above the nearest it has).
+        let mut to_keep = Vec::new();
+        let mut keep = |at: i64, state: &AnyState| -> Result<()> {
+            if far && at > kept_up_to && at % KEPT_EVERY == 0 {
+                to_keep.push((at, game.state_text(state)?));
+            }
+            Ok(())
+        };
         let mut at = from;
         for mv in moves {
             while at < mv.step {
                 at += 1;
-                if at % CHECKPOINT_EVERY == 0 && at < step {
+                if at % CHECKPOINT_EVERY == 0 {
                     self.checkpoints
                         .insert((m.id, at), Arc::new(current.clone()));
+                    keep(at, &current)?;
                 }
             }
             current = apply_move(game, &current, &mv, &seed)?;
         }
+        keep(step, &current)?;
         let current = Arc::new(current);
         if step % CHECKPOINT_EVERY == 0 {
             self.checkpoints.insert((m.id, step), current.clone());
+        }
+        // Only a shortcut for later reads: a failure to keep one costs them a
+        // longer replay, never this answer.
+        if let Err(e) = store::moves::keep_checkpoints(&self.db, m.id, to_keep).await {
+            tracing::warn!(match_id = %m.id, error = %e, "positions not kept with the match");
         }
         Ok(current)
     }

@@ -206,8 +206,23 @@ pub async fn rebuild_stat_totals(
     }
     migration::rebuild_stat_totals_reporting(&tx, progress).await?;
     folds::forget_pending_stats(&tx).await?;
-    tx.commit().await
+    tx.commit().await?;
+    if db.get_database_backend() == DbBackend::Postgres {
+        // The totals were all written anew, and a rebuild usually follows a bulk
+        // load of the history tables: until autovacuum came round, the planner
+        // would plan the statistics' reads from the tables' sizes before (the
+        // filtered game figures were several times slower right after a bulk
+        // load). So it is told now.
+        db.execute_unprepared(ANALYZE_AFTER_REBUILD).await?;
+    }
+    Ok(())
 }
+
+/// The tables the statistics read: the running totals a rebuild wrote and the
+/// history tables it read them from (whose edges of a time window are read live).
+const ANALYZE_AFTER_REBUILD: &str = "ANALYZE stat_finished, stat_game_totals, \
+    stat_player_totals, stat_player_best, matches, match_seats, match_results, rounds, \
+    round_seats";
 
 /// A write transaction: IMMEDIATE on SQLite (sea-query drops row locks there), so
 /// writers queue at BEGIN instead of failing at their first write.

@@ -1,6 +1,6 @@
 //! Moves, events and the history written as rounds resolve.
 
-use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, DbErr, EntityTrait, IntoActiveModel, QueryFilter,
     QueryOrder, QuerySelect,
@@ -8,7 +8,9 @@ use sea_orm::{
 use uuid::Uuid;
 
 use super::batch::Batch;
-use super::entities::{events, ledger, match_results, moves, round_seats, rounds};
+use super::entities::{
+    events, ledger, match_checkpoints, match_results, moves, round_seats, rounds,
+};
 use super::move_write::{NewEvent, RoundRows, insert_events_statement};
 
 // ---------------------------------------------------------------- moves
@@ -57,6 +59,55 @@ pub async fn standing_moves_between(
         .order_by_asc(moves::Column::Id)
         .all(db)
         .await
+}
+
+// ---------------------------------------------------------------- kept positions
+
+/// The kept position of a match nearest below or at `step`: its step and state
+/// text.
+pub async fn checkpoint_at_or_before(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    step: i64,
+) -> Result<Option<(i64, String)>, DbErr> {
+    Ok(match_checkpoints::Entity::find()
+        .filter(match_checkpoints::Column::MatchId.eq(match_id))
+        .filter(match_checkpoints::Column::Step.lte(step))
+        .order_by_desc(match_checkpoints::Column::Step)
+        .one(db)
+        .await?
+        .map(|c| (c.step, c.state)))
+}
+
+/// Keeps positions of a match (`(step, state text)`); one kept already (by
+/// another reader meanwhile) stays as it is, as it holds the same state.
+pub async fn keep_checkpoints(
+    db: &impl ConnectionTrait,
+    match_id: Uuid,
+    kept: Vec<(i64, String)>,
+) -> Result<(), DbErr> {
+    if kept.is_empty() {
+        return Ok(());
+    }
+    match_checkpoints::Entity::insert_many(kept.into_iter().map(|(step, state)| {
+        match_checkpoints::Model {
+            match_id,
+            step,
+            state,
+        }
+        .into_active_model()
+    }))
+    .on_conflict(
+        OnConflict::columns([
+            match_checkpoints::Column::MatchId,
+            match_checkpoints::Column::Step,
+        ])
+        .do_nothing()
+        .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await
+    .map(|_| ())
 }
 
 /// Marks a sealed move replaced by its seat (before the other's insert: the

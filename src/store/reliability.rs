@@ -38,6 +38,8 @@ fn seats_in_clocked_matches(q: &mut SelectStatement, player: Uuid) {
         .and_where(col("s", "player_id").eq(player))
         // A private match exists for nobody else: it counts nowhere public.
         .and_where(col("m", "visibility").ne(migration::PRIVATE))
+        // The condition of the partial index `idx_matches_clocked`, as it is
+        // written there: the planner uses the index only if the two match.
         .and_where(
             col("m", "move_time_limit")
                 .is_not_null()

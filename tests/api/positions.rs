@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use sealed_orders::games::legal;
 use sealed_orders::games::rng::GameRng;
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, another_replica, spawn_app};
 
 async fn position(app: &TestApp, id: &str, step: i64, who: Option<&Player>) -> Value {
     app.get(
@@ -268,4 +268,62 @@ async fn a_match_from_a_position_with_a_replaced_move_reads_as_it_was_played() {
     // The export replays it the same way: from the position, without the
     // replaced move.
     exported_positions_are_the_positions(&app, "heretics", &id).await;
+}
+
+/// The positions kept with a match: the first read of a late step replays from
+/// the start and keeps every `KEPT_EVERY`-th position it passes with the match;
+/// another server, which keeps nothing of the match in its memory yet, then
+/// reads every step from the nearest of them exactly as the first server did.
+#[tokio::test]
+async fn positions_kept_with_the_match_read_alike_in_a_server_that_kept_none() {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+    use sealed_orders::store::entities::match_checkpoints;
+
+    let app = spawn_app().await;
+    let players = app.players(2).await;
+    // Cairo with reported flicks: a few hundred steps for two seats.
+    let id = app.started_match(&players, "cairo", json!({})).await;
+    app.play_to_end(&id, &players, 9).await;
+    let last = app.match_as(&id, None).await["step"]
+        .as_i64()
+        .expect("step");
+    let every = sealed_orders::service::positions::KEPT_EVERY;
+    assert!(last > every + 1, "a match long enough: {last} steps");
+    let late = last - 1;
+    let first = positions_now(&app, &id, late, &players).await;
+
+    let db = sealed_orders::store::connect(&app.settings)
+        .await
+        .expect("connect");
+    let kept: Vec<i64> = match_checkpoints::Entity::find()
+        .filter(match_checkpoints::Column::MatchId.eq(id.parse::<uuid::Uuid>().expect("id")))
+        .order_by_asc(match_checkpoints::Column::Step)
+        .all(&db)
+        .await
+        .expect("kept positions")
+        .into_iter()
+        .map(|c| c.step)
+        .collect();
+    let expected: Vec<i64> = (1..)
+        .map(|k| k * every)
+        .take_while(|s| *s <= late)
+        .collect();
+    assert_eq!(kept, expected, "{last} steps");
+
+    let other = another_replica(&app).await;
+    assert_eq!(positions_now(&other, &id, late, &players).await, first);
+    for step in [0, 1, every - 1, every, every + 1, late - every, late - 1] {
+        assert_eq!(
+            positions_now(&other, &id, step, &players).await,
+            positions_now(&app, &id, step, &players).await,
+            "step {step} of {last}"
+        );
+    }
+    // Reading them changed none of those kept.
+    let again = match_checkpoints::Entity::find()
+        .filter(match_checkpoints::Column::MatchId.eq(id.parse::<uuid::Uuid>().expect("id")))
+        .all(&db)
+        .await
+        .expect("kept positions");
+    assert_eq!(again.len(), expected.len());
 }

@@ -11,6 +11,7 @@ pub mod ledger;
 pub mod mail_cursor;
 pub mod mail_outbox;
 pub mod mail_tokens;
+pub mod match_checkpoints;
 pub mod match_deadlines;
 pub mod match_invitations;
 pub mod match_messages;
