@@ -473,18 +473,21 @@ impl Reads {
         me: &AuthenticatedPlayer,
         with_prompts: bool,
     ) -> Result<super::models::TurnsResponse, Error> {
-        let mut turns = self.turns_of(me.id).await?;
-        if with_prompts {
-            for turn in &mut turns.items {
-                turn.prompt = self.prompt_for(me.id, turn.match_id).await?;
-            }
-        }
-        Ok(turns)
+        self.turns_listed(me.id, with_prompts).await
     }
 
     /// Every active match in which `player` owes a move now, soonest deadline
     /// first (what `/players/me/turns` and the daily digest list).
     pub async fn turns_of(&self, player: Uuid) -> Result<super::models::TurnsResponse, Error> {
+        self.turns_listed(player, false).await
+    }
+
+    /// `turns_of`, with each turn's prompt when asked.
+    async fn turns_listed(
+        &self,
+        player: Uuid,
+        with_prompts: bool,
+    ) -> Result<super::models::TurnsResponse, Error> {
         let filter = MatchFilter {
             status: Some(ACTIVE.into()),
             player_id: Some(player),
@@ -500,7 +503,7 @@ impl Reads {
                 .filter(|s| s.match_id == m.id)
                 .cloned()
                 .collect();
-            for (seat, turn) in self.owed_turns(m, &of_match).await? {
+            for (seat, turn) in self.owed_turns(m, &of_match, with_prompts).await? {
                 if seat.player_id == player {
                     items.push(turn);
                 }
@@ -523,6 +526,7 @@ impl Reads {
         &self,
         m: &crate::store::entities::matches::Model,
         seats: &[match_seats::Model],
+        with_prompts: bool,
     ) -> Result<Vec<(match_seats::Model, super::models::TurnResponse)>, Error> {
         if m.status != ACTIVE {
             return Ok(Vec::new());
@@ -536,31 +540,46 @@ impl Reads {
         };
         let rule = game.step_time_limit(&state)?;
         let now = self.clock.now();
-        Ok(seats
-            .iter()
-            .filter(|s| {
-                p.awaiting.contains(&(s.seat as usize)) && s.presence != super::timing::FORFEITED
-            })
-            .map(|seat| {
-                (
-                    seat.clone(),
-                    super::models::TurnResponse {
-                        match_id: m.id,
-                        game: m.game.clone(),
-                        your_seat: seat.seat as usize,
-                        step: m.step,
-                        kind: p.kind.clone(),
-                        sealed: p.sealed,
-                        deadline: seat_deadline(m, seat, rule).map(|(at, _)| at),
-                        seconds_remaining: seat_deadline(m, seat, rule)
-                            .map(|(at, _)| seconds_until(at, now)),
-                        bank_seconds: bank_seconds(m, seat, now),
-                        owed_since: m.step_started_at.unwrap_or(m.updated_at),
-                        absent: seat.presence != PRESENT,
-                        prompt: None,
-                    },
-                )
-            })
-            .collect())
+        let mut turns = Vec::new();
+        for seat in seats.iter().filter(|s| {
+            p.awaiting.contains(&(s.seat as usize)) && s.presence != super::timing::FORFEITED
+        }) {
+            // The seat's prompt from the state already read, not a read of
+            // the match again.
+            let prompt = if with_prompts {
+                let seat_no = Some(seat.seat as usize);
+                Some(prompt_of(
+                    game,
+                    m,
+                    seats,
+                    &state,
+                    p.clone(),
+                    seat_no,
+                    now,
+                    &mut Vec::new(),
+                )?)
+            } else {
+                None
+            };
+            let due = seat_deadline(m, seat, rule).map(|(at, _)| at);
+            turns.push((
+                seat.clone(),
+                super::models::TurnResponse {
+                    match_id: m.id,
+                    game: m.game.clone(),
+                    your_seat: seat.seat as usize,
+                    step: m.step,
+                    kind: p.kind.clone(),
+                    sealed: p.sealed,
+                    deadline: due,
+                    seconds_remaining: due.map(|at| seconds_until(at, now)),
+                    bank_seconds: bank_seconds(m, seat, now),
+                    owed_since: m.step_started_at.unwrap_or(m.updated_at),
+                    absent: seat.presence != PRESENT,
+                    prompt,
+                },
+            ));
+        }
+        Ok(turns)
     }
 }

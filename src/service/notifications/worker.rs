@@ -249,7 +249,7 @@ impl Notifications {
             if m.status != ACTIVE {
                 continue;
             }
-            for (seat, turn) in self.reads.owed_turns(&m, seats).await? {
+            for (seat, turn) in self.reads.owed_turns(&m, seats, false).await? {
                 if seat.bot.is_none() && !turn.absent {
                     owed.push(seat.player_id);
                     turns.push(turn);
@@ -326,7 +326,7 @@ impl Notifications {
         let mut planned = Vec::new();
         for m in &matches {
             let seats = store::matches::seats_of(&self.db, m.id).await?;
-            let owed = self.reads.owed_turns(m, &seats).await?;
+            let owed = self.reads.owed_turns(m, &seats, false).await?;
             let readers = self
                 .readers(owed.iter().map(|(s, _)| s.player_id).collect())
                 .await?;
@@ -758,7 +758,7 @@ impl Notifications {
         let seats = store::matches::seats_of(&self.db, m.id).await?;
         Ok(self
             .reads
-            .owed_turns(m, &seats)
+            .owed_turns(m, &seats, false)
             .await?
             .into_iter()
             .find(|(s, _)| s.player_id == row.player_id)
