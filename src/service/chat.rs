@@ -198,7 +198,7 @@ impl Chat {
             store::chat::insert_chat_row(tx, row.clone()).await?;
             Ok::<_, Error>(row)
         })?;
-        self.hub.changed(id);
+        self.hub.chat_changed(id);
         let mut out = self.chat_responses(&[row]).await?;
         out.pop()
             .ok_or_else(|| Error::internal("a message vanished"))
@@ -305,7 +305,7 @@ impl Chat {
             Ok::<_, Error>(true)
         })?;
         if changed {
-            self.hub.changed(id);
+            self.hub.chat_changed(id);
         }
         Ok(())
     }

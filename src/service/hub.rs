@@ -21,6 +21,10 @@ use crate::store;
 pub enum Wake {
     /// Something of this match: read its events again.
     Match(Uuid),
+    /// This match's chat (a message written or deleted): its match streams
+    /// read the chat again. The match itself, its version and its events are
+    /// as they were.
+    Chat(Uuid),
     /// Possibly anything (a listener reconnected and may have missed wake-ups):
     /// every waiter reads again.
     All,
@@ -35,6 +39,8 @@ pub struct Hub {
     pending: Mutex<HashSet<Uuid>>,
     /// Players whose credentials changed here, not yet announced.
     pending_credentials: Mutex<HashSet<Uuid>>,
+    /// Matches whose chat changed here, not yet announced.
+    pending_chat: Mutex<HashSet<Uuid>>,
     publish: Notify,
     poller: Notify,
     /// Wakes this replica's mail worker when a request queued a mail.
@@ -75,6 +81,7 @@ impl Hub {
             credentials,
             pending: Mutex::new(HashSet::new()),
             pending_credentials: Mutex::new(HashSet::new()),
+            pending_chat: Mutex::new(HashSet::new()),
             publish: Notify::new(),
             poller: Notify::new(),
             mailer: Notify::new(),
@@ -152,6 +159,18 @@ impl Hub {
         let _ = self.wakes.send(Wake::Match(id));
         if self.across_replicas {
             if let Ok(mut p) = self.pending.lock() {
+                p.insert(id);
+            }
+            self.publish.notify_one();
+        }
+    }
+
+    /// Called after a transaction that wrote or deleted a chat message of
+    /// match `id` committed.
+    pub fn chat_changed(&self, id: Uuid) {
+        let _ = self.wakes.send(Wake::Chat(id));
+        if self.across_replicas {
+            if let Ok(mut p) = self.pending_chat.lock() {
                 p.insert(id);
             }
             self.publish.notify_one();
@@ -249,6 +268,10 @@ impl Hub {
             if let Ok(mut p) = self.pending_credentials.lock() {
                 items.extend(p.drain().map(|id| format!("c:{id}")));
             }
+            // A match's chat as `t:<id>` (talk), likewise.
+            if let Ok(mut p) = self.pending_chat.lock() {
+                items.extend(p.drain().map(|id| format!("t:{id}")));
+            }
             // A payload is at most 8000 bytes: at most 39 bytes an item, so chunks of 200.
             for chunk in items.chunks(200) {
                 let list: Vec<&str> = chunk.iter().map(String::as_str).collect();
@@ -328,6 +351,10 @@ impl Hub {
                 if let Ok(player) = player.parse::<Uuid>() {
                     let _ = self.credentials.send(player);
                 }
+            } else if let Some(id) = item.strip_prefix("t:") {
+                if let Ok(id) = id.parse::<Uuid>() {
+                    let _ = self.wakes.send(Wake::Chat(id));
+                }
             } else if let Ok(id) = item.parse::<Uuid>() {
                 self.remote_change(Some(id));
                 let _ = self.wakes.send(Wake::Match(id));
@@ -388,6 +415,24 @@ mod tests {
         *hub.others_heard.lock().expect("lock") = Instant::now() - Duration::from_secs(61);
         hub.pass_on(&format!("{}|{HEARTBEAT}", Uuid::new_v4()));
         assert!(!hub.hears_every_change());
+    }
+
+    #[test]
+    fn another_replicas_chat_wakes_its_match_streams_and_drops_nothing_kept() {
+        let (hub, dropped) = lone_hub(60_000);
+        hub.heard();
+        let kept = dropped.lock().expect("lock").len();
+        let (id, player) = (Uuid::now_v7(), Uuid::now_v7());
+        let mut wakes = hub.subscribe();
+        let mut credentials = hub.subscribe_credentials();
+        hub.pass_on(&format!("{}|t:{id},c:{player}", Uuid::new_v4()));
+        assert_eq!(wakes.try_recv().ok(), Some(Wake::Chat(id)));
+        assert!(
+            wakes.try_recv().is_err(),
+            "a chat is no change of the match"
+        );
+        assert_eq!(credentials.try_recv().ok(), Some(player));
+        assert_eq!(dropped.lock().expect("lock").len(), kept);
     }
 
     #[test]

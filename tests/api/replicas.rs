@@ -167,7 +167,8 @@ async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
     // Play to the end, every request to the other replica than the last.
     let mut rng = sealed_orders::games::rng::GameRng::from_key([8; 32]);
     let mut turn = 0usize;
-    for _ in 0..500 {
+    let mut said = 0;
+    for i in 0..500 {
         let api = &apis[turn % 2];
         turn += 1;
         let view = call(
@@ -180,6 +181,18 @@ async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
         .await;
         if view["status"] != "active" {
             break;
+        }
+        // Now and then a line in the chat, on the replica without the stream.
+        if i % 5 == 0 {
+            call(
+                &client,
+                post.clone(),
+                format!("{}/matches/{id}/messages", apis[0]),
+                Some(&tokens[0]),
+                json!({"text": format!("line {said}")}),
+            )
+            .await;
+            said += 1;
         }
         let seat = view["prompt"]["awaiting"][0].as_u64().expect("seat") as usize;
         let api = &apis[turn % 2];
@@ -207,11 +220,29 @@ async fn two_replicas_share_a_match_its_events_and_its_deadlines() {
         .await;
     }
     let text = stream.await.expect("stream task");
+    // A chat frame's id is `<event>.<message>`.
     let streamed: Vec<i64> = text
         .lines()
         .filter_map(|l| l.strip_prefix("id: "))
+        .filter(|v| !v.contains('.'))
         .map(|v| v.parse().expect("an event id"))
         .collect();
+    let lines: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|d| d["text"].as_str().map(str::to_owned))
+        .collect();
+    let expected: Vec<String> = (0..said).map(|n| format!("line {n}")).collect();
+    assert!(said > 2);
+    assert_eq!(
+        lines, expected,
+        "the chat written on one replica reached the stream on the other"
+    );
+    // Live, not only in the read that ends the stream (the first line may
+    // come with the read after the start).
+    let (line, finished) = (text.find("\"line 1\""), text.find("event: match_finished"));
+    assert!(line < finished && line.is_some(), "{text}");
     let page = call(
         &client,
         get.clone(),

@@ -56,6 +56,24 @@ async fn play_some(
     }
 }
 
+/// Every event of a match's log the viewer may see, page after page.
+async fn all_event_ids(app: &TestApp, url: &str, token: Option<&str>) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page_url = match &cursor {
+            Some(c) => format!("{url}?limit=200&cursor={c}"),
+            None => format!("{url}?limit=200"),
+        };
+        let page = app.get(&page_url, token).await.expect(200);
+        ids.extend(event_ids(&page));
+        match page["next_cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return ids,
+        }
+    }
+}
+
 fn event_ids(page: &Value) -> Vec<String> {
     page["items"]
         .as_array()
@@ -157,6 +175,108 @@ async fn a_live_match_stream_receives_each_event_as_it_happens() {
     let kinds: Vec<String> = parse(&text).into_iter().map(|(_, k, _)| k).collect();
     assert!(kinds.contains(&"seat_submitted".to_owned()), "{text}");
     assert!(kinds.contains(&"step_resolved".to_owned()), "{text}");
+}
+
+/// Live match streams, fed by the process's one read of the log, carry what a
+/// read of the database carries: for each seat, a signed-in spectator and an
+/// anonymous one, the events each may see in their order, the chat between
+/// them where it was written, and the stream ends with the match.
+#[tokio::test]
+async fn live_match_streams_carry_what_each_viewers_page_carries_and_end_with_the_match() {
+    use std::sync::Arc;
+    let app = Arc::new(spawn_app().await);
+    let players = app.players(3).await;
+    let watcher = app.player("watcher").await;
+    let id = app
+        .started_match(&players, "malacca", json!({"stakes": "sealed"}))
+        .await;
+    let url = format!("/api/v1/matches/{id}/events");
+    let viewers: Vec<Option<String>> = players
+        .iter()
+        .chain(std::iter::once(&watcher))
+        .map(|p| Some(p.token.clone()))
+        .chain(std::iter::once(None))
+        .collect();
+    let readers: Vec<_> = viewers
+        .iter()
+        .map(|token| {
+            let (app, url, token) = (app.clone(), url.clone(), token.clone());
+            tokio::spawn(async move {
+                // From the start; the server ends the stream when the match is over.
+                let (_, text) = app
+                    .stream(
+                        &url,
+                        token.as_deref(),
+                        None,
+                        Duration::from_secs(20),
+                        |_| false,
+                    )
+                    .await;
+                text
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([11; 32]);
+    // For each line, the last event each viewer could see when it was said:
+    // the one its stream is to send the line after.
+    let mut said: Vec<Vec<String>> = Vec::new();
+    for turn in 0..200 {
+        let m = app.match_as(&id, None).await;
+        if m["status"] != "active" {
+            break;
+        }
+        if turn % 2 == 0 {
+            let p = &players[turn % players.len()];
+            app.post(
+                &format!("/api/v1/matches/{id}/messages"),
+                Some(&p.token),
+                &json!({ "text": format!("line {}", said.len()) }),
+            )
+            .await
+            .expect(201);
+            let mut before = Vec::new();
+            for token in &viewers {
+                let ids = all_event_ids(&app, &url, token.as_deref()).await;
+                before.push(ids.last().cloned().unwrap_or_default());
+            }
+            said.push(before);
+        }
+        play_some(&app, &id, &players, &mut rng).await;
+    }
+    assert_eq!(app.match_as(&id, None).await["status"], "finished");
+    assert!(said.len() > 2, "{}", said.len());
+    for (i, (reader, token)) in readers.into_iter().zip(&viewers).enumerate() {
+        let text = reader.await.expect("the stream's task");
+        let page = all_event_ids(&app, &url, token.as_deref()).await;
+        let frames = parse(&text);
+        let events: Vec<String> = frames
+            .iter()
+            .filter(|(id, _, _)| !id.contains('.'))
+            .map(|(id, _, _)| id.clone())
+            .collect();
+        assert_eq!(events, page, "viewer {i}: the stream and the pages");
+        assert_eq!(
+            frames.last().map(|f| f.1.as_str()),
+            Some("match_finished"),
+            "viewer {i}: the stream ends with the match"
+        );
+        // Each line comes right after the last event its viewer could see
+        // when it was said, before the next, once and in order.
+        let mut last_event = String::new();
+        let mut lines = 0;
+        for (fid, kind, data) in &frames {
+            if fid.contains('.') {
+                assert_eq!(kind, "chat_message");
+                assert_eq!(data["text"], format!("line {lines}"), "viewer {i}: {fid}");
+                assert_eq!(last_event, said[lines][i], "viewer {i}: line {lines}");
+                lines += 1;
+            } else {
+                last_event = fid.clone();
+            }
+        }
+        assert_eq!(lines, said.len(), "viewer {i}: every line");
+    }
 }
 
 #[tokio::test]

@@ -1,5 +1,5 @@
 //! One read of the event log for every stream of this process: the player
-//! streams filter its batches, and the lobby relays its part of them.
+//! and match streams filter its batches, and the lobby relays its part of them.
 //!
 //! A player's stream used to read the log itself at every commit of one of its
 //! matches: three queries per stream per commit, so that sixteen streams cut
@@ -8,7 +8,10 @@
 //! invitations), and hands the batch to every stream; a stream filters it by
 //! the same rule the database query applies ([`Batch::shown_to`]). A stream
 //! that falls behind the feed (it started after a batch, or lagged) catches up
-//! from the database and goes on from the batches.
+//! from the database and goes on from the batches. A match stream did the
+//! same (four queries per stream per commit of its match) and now takes its
+//! match's part of each batch, reading the database only for its chat, at its
+//! start and where a batch cannot be trusted to continue it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -47,6 +50,12 @@ pub(in crate::service) struct Batch {
     /// The position of its last event.
     pub to: StreamPosition,
     pub events: Vec<events::Model>,
+    /// Whether the read stopped at its page's end, the next batch following
+    /// at once. A read orders events by their writing transactions' ids, which
+    /// for two transactions of one match need not be the order they committed
+    /// in (the order of the events' own ids); only a page's end can part such
+    /// a pair into two batches.
+    pub more: bool,
     /// For each match of the batch, its followers: a seated player with its
     /// seat, an invitee with none.
     followers: HashMap<Uuid, Vec<(Uuid, Option<i32>)>>,
@@ -169,7 +178,8 @@ impl Feed {
                 id: last.id,
             };
             let full = events.len() as u64 == PAGE;
-            let batch = self.batch(at, to, events).await?;
+            let mut batch = self.batch(at, to, events).await?;
+            batch.more = full;
             // Nobody listening is no error: the next read starts at the head.
             let _ = self.batches.send(Arc::new(batch));
             at = to;
@@ -211,6 +221,7 @@ impl Feed {
             from,
             to,
             events,
+            more: false,
             followers,
         })
     }

@@ -423,6 +423,8 @@ impl Streams {
                 tokio::select! {
                     w = wakes.recv() => match w {
                         Ok(Wake::Match(m)) if m != id => continue,
+                        // Chat changes no version.
+                        Ok(Wake::Chat(_)) => continue,
                         Ok(_) | Err(RecvError::Lagged(_)) => break,
                         Err(RecvError::Closed) => return Ok(()),
                     },

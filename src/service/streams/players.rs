@@ -216,7 +216,7 @@ impl Streams {
                 w = wakes.recv() => match w {
                     // The feed reads the matches' events; a stream hears only
                     // of what may concern its credential.
-                    Ok(Wake::Match(_)) => {}
+                    Ok(Wake::Match(_) | Wake::Chat(_)) => {}
                     Ok(Wake::All) | Err(RecvError::Lagged(_)) => {
                         if self.ended_by_credential(holder.as_ref(), out).await? {
                             return Ok(());

@@ -83,6 +83,8 @@ impl Webhooks {
                         recent.insert(m, Instant::now());
                     }
                     Ok(Wake::All) | Err(TryRecvError::Lagged(_)) => full_due = true,
+                    // No webhook tells of chat.
+                    Ok(Wake::Chat(_)) => {}
                     Err(TryRecvError::Empty | TryRecvError::Closed) => break,
                 }
             }
@@ -129,7 +131,7 @@ impl Webhooks {
                         recent.insert(m, Instant::now());
                     }
                     Ok(Wake::All) | Err(RecvError::Lagged(_)) => full_due = true,
-                    Err(RecvError::Closed) => {}
+                    Ok(Wake::Chat(_)) | Err(RecvError::Closed) => {}
                 },
                 _ = stop.changed() => return,
             }
