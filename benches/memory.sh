@@ -2,7 +2,8 @@
 # Server memory (issue 16): the release server on a fresh database of the local
 # Postgres; its RSS at start, after bursts of concurrent failed logins, and after
 # setting up many active matches (1,000, then 10,000 more), with the growth per
-# active match. Prints a table ready for docs/benchmarks.md ("Memory").
+# active match; then with event streams held open on those matches, with the
+# growth per stream. Prints a table ready for docs/benchmarks.md ("Memory").
 #
 #   benches/memory.sh
 #
@@ -11,10 +12,13 @@
 #   LOGINS        concurrent failed logins per burst [256]
 #   BURSTS        bursts of them [2]
 #   MATCHES       the larger number of active matches [10000]
+#   STREAMS       match streams held open at the end, anonymous, spread over the
+#                 active matches [5000]; 0 skips them
+#   SLOW          of those, streams that never read past their response head [500]
 #   SERVER_BIN    measure this server binary instead of the one just built
 #   PORT          the server's port [a free one between 20000 and 39999]
 #
-# Needs: psql, curl, createdb rights (trust auth here). Drops its database at the end.
+# Needs: psql, curl, python3, createdb rights (trust auth here). Drops its database at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,12 +26,16 @@ PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432}
 LOGINS=${LOGINS:-256}
 BURSTS=${BURSTS:-2}
 MATCHES=${MATCHES:-10000}
+STREAMS=${STREAMS:-5000}
+SLOW=${SLOW:-500}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 STAMP=$(date +%Y%m%d%H%M%S)
 DB=so_mem_$STAMP
 WORK=${CARGO_TARGET_DIR:-target}/memory-bench-$STAMP
 SERVER_PID=
 mkdir -p "$WORK"
+# A socket per stream, on both sides.
+ulimit -n $(( $(ulimit -Hn) < 65536 ? $(ulimit -Hn) : 65536 ))
 
 psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -Atq "$@"; }
 cleanup() {
@@ -72,7 +80,23 @@ echo "| 1,000 matches set up and started (peak while setting up) | $A1 | |"
 R2=$(load --matches "$MATCHES" --rounds 1 --clients 8 --run-id m10k | grep '^RESULT')
 A2=$(sed -n 's/.* server_setup_peak_rss_mib=\([^ ]*\).*/\1/p' <<<"$R2")
 echo "| $MATCHES more matches set up and started (peak while setting up) | $A2 | |"
+if [ "$STREAMS" -gt 0 ]; then
+  S0=$(rss)
+  coproc HOLD { python3 benches/streams_hold.py "$BASE" "$STREAMS" "$SLOW"; }
+  read -r HELD <&"${HOLD[0]}"
+  S1=$(rss)
+  echo "| $STREAMS match streams open ($SLOW never reading), before: $S0 | $S1 | $HELD |"
+  echo done >&"${HOLD[1]}"
+  wait "$HOLD_PID" 2>/dev/null || true
+  sleep 1
+  echo "| streams closed | $(rss) | |"
+fi
 echo "| end of run | $(rss) (VmHWM $(hwm)) | |"
 awk -v a="$A1" -v b="$A2" -v n="$MATCHES" 'BEGIN {
   printf "\nGrowth per active match between 1,000 and %d more: %.2f KiB.\n", n, (b - a) * 1024 / (n - 1000)
 }'
+if [ "$STREAMS" -gt 0 ]; then
+  awk -v a="$S0" -v b="$S1" -v n="$STREAMS" 'BEGIN {
+    printf "Growth per open stream: %.2f KiB.\n", (b - a) * 1024 / n
+  }'
+fi
