@@ -50,6 +50,9 @@ pub(in crate::service) struct Batch {
     /// The position of its last event.
     pub to: StreamPosition,
     pub events: Vec<events::Model>,
+    /// Each event's JSON ([`super::event_json`]), written once for every
+    /// stream that sends it.
+    pub json: Vec<String>,
     /// Whether the read stopped at its page's end, the next batch following
     /// at once. A read orders events by their writing transactions' ids, which
     /// for two transactions of one match need not be the order they committed
@@ -217,10 +220,15 @@ impl Feed {
                 f.push((p, None));
             }
         }
+        let json = events
+            .iter()
+            .map(super::event_json)
+            .collect::<Result<Vec<_>>>()?;
         Ok(Batch {
             from,
             to,
             events,
+            json,
             more: false,
             followers,
         })

@@ -19,7 +19,7 @@ use super::chat;
 use super::feed::Batch;
 use super::{
     CHAT_PAGE, KEEPALIVE, PAGE, RETRY_MS, SHUTDOWN_RETRY_MS, StreamAuth, StreamFrame, StreamHolder,
-    Streams, event_response, parse_match_position,
+    Streams, event_json, parse_match_position,
 };
 use crate::service::error::{Error, Result};
 use crate::service::hub::Wake;
@@ -315,10 +315,11 @@ impl Streams {
         cur: &mut Cursor,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<Taken, Error> {
-        let mut mine: Vec<&events::Model> = batch
+        let mut mine: Vec<(&events::Model, &String)> = batch
             .events
             .iter()
-            .filter(|e| e.match_id == id && e.id > cur.through)
+            .zip(&batch.json)
+            .filter(|(e, _)| e.match_id == id && e.id > cur.through)
             .collect();
         if mine.is_empty() {
             return Ok(Taken::Sent {
@@ -336,13 +337,18 @@ impl Streams {
             return Ok(Taken::Read);
         }
         // Within a batch the events of one match may come out of their order.
-        mine.sort_unstable_by_key(|e| e.id);
+        mine.sort_unstable_by_key(|(e, _)| e.id);
         let scope = event_scope(seat.map(|s| s as usize));
         let mut sent = false;
         let mut over = false;
-        for e in mine {
+        for (e, json) in mine {
             if event_in_scope(scope, e.audience_seat) {
-                if !send_match_event(out, e).await? {
+                let frame = StreamFrame::Event {
+                    id: e.id.to_string(),
+                    kind: e.kind.clone(),
+                    data: json.clone(),
+                };
+                if out.send(frame).await.is_err() {
                     return Ok(Taken::Gone);
                 }
                 cur.after = Some(e.id);
@@ -454,7 +460,7 @@ async fn send_match_event(
     let frame = StreamFrame::Event {
         id: e.id.to_string(),
         kind: e.kind.clone(),
-        data: serde_json::to_string(&event_response(e)?).map_err(Error::internal)?,
+        data: event_json(e)?,
     };
     Ok(out.send(frame).await.is_ok())
 }

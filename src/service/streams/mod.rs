@@ -208,6 +208,41 @@ pub struct PlayerEventPage {
     pub next_cursor: Option<String>,
 }
 
+/// An event as the streams write it: [`EventResponse`]'s fields, its data
+/// passed on as stored (compact JSON written by `serde_json`, so the same
+/// text a parse and a new serialization would give) instead of parsed.
+#[derive(Serialize)]
+struct EventJson<'a> {
+    id: i64,
+    version: i64,
+    audience_seat: Option<usize>,
+    kind: &'a str,
+    data: &'a serde_json::value::RawValue,
+    created_at: DateTime<Utc>,
+}
+
+/// An event's JSON, as [`EventResponse`] serializes.
+pub(in crate::service) fn event_json(e: &events::Model) -> Result<String, Error> {
+    let data: &serde_json::value::RawValue =
+        serde_json::from_str(&e.data).map_err(Error::internal)?;
+    serde_json::to_string(&EventJson {
+        id: e.id,
+        version: e.version,
+        audience_seat: e.audience_seat.map(|s| s as usize),
+        kind: &e.kind,
+        data,
+        created_at: e.created_at,
+    })
+    .map_err(Error::internal)
+}
+
+/// A player's stream's frame of an event, as [`PlayerEventResponse`]
+/// serializes, from the event's JSON: its match first, then the event's
+/// fields.
+fn player_event_json(match_id: Uuid, event: &str) -> String {
+    format!("{{\"match_id\":\"{match_id}\",{}", &event[1..])
+}
+
 fn event_response(e: &events::Model) -> Result<EventResponse, Error> {
     Ok(EventResponse {
         id: e.id,
@@ -433,5 +468,54 @@ impl Streams {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(data: &str, audience_seat: Option<i32>) -> events::Model {
+        events::Model {
+            id: 41,
+            match_id: Uuid::now_v7(),
+            version: 7,
+            audience_seat,
+            kind: "step_resolved".into(),
+            data: data.into(),
+            created_at: "2026-11-28T18:30:00.123456Z".parse().expect("a time"),
+            tx: 900,
+        }
+    }
+
+    #[test]
+    fn an_events_json_is_what_its_response_serializes_to() {
+        for (data, seat) in [
+            (r#"{"a":1,"b":[true,null,"x\"y"],"c":{"d":-2.5}}"#, None),
+            (r#"{}"#, Some(2)),
+            (r#"{"seat":0,"card":"attack2"}"#, Some(0)),
+        ] {
+            // Stored data is compact JSON written by serde_json.
+            let stored: serde_json::Value = serde_json::from_str(data).expect("json");
+            let e = event(&stored.to_string(), seat);
+            let response = event_response(&e).expect("response");
+            assert_eq!(
+                event_json(&e).expect("json"),
+                serde_json::to_string(&response).expect("serialized")
+            );
+            let player = PlayerEventResponse {
+                match_id: e.match_id,
+                event: response,
+            };
+            assert_eq!(
+                player_event_json(e.match_id, &event_json(&e).expect("json")),
+                serde_json::to_string(&player).expect("serialized")
+            );
+        }
+    }
+
+    #[test]
+    fn stored_data_that_is_not_json_is_an_error_not_a_frame() {
+        assert!(event_json(&event("{not json", None)).is_err());
     }
 }

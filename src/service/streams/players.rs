@@ -10,7 +10,8 @@ use uuid::Uuid;
 
 use super::{
     KEEPALIVE, PAGE, PlayerEventPage, PlayerEventResponse, RETRY_MS, SHUTDOWN_RETRY_MS,
-    StreamFrame, StreamHolder, Streams, bad_last_event_id, event_response,
+    StreamFrame, StreamHolder, Streams, bad_last_event_id, event_json, event_response,
+    player_event_json,
 };
 use crate::service::error::{Error, Result};
 use crate::service::hub::Wake;
@@ -191,11 +192,16 @@ impl Streams {
                         at = caught_up;
                     }
                     let mut sent = false;
-                    for e in batch.events.iter() {
+                    for (e, json) in batch.events.iter().zip(&batch.json) {
                         if !shown(e, at) {
                             continue;
                         }
-                        if !send_event(out, e).await? {
+                        let frame = StreamFrame::Event {
+                            id: format!("{}.{}", e.tx, e.id),
+                            kind: e.kind.clone(),
+                            data: player_event_json(e.match_id, json),
+                        };
+                        if out.send(frame).await.is_err() {
                             return Ok(());
                         }
                         at = StreamPosition { tx: e.tx, id: e.id };
@@ -320,14 +326,10 @@ impl Streams {
 
 /// Sends one event of a player's feed; false when the reader went away.
 async fn send_event(out: &mpsc::Sender<StreamFrame>, e: &events::Model) -> Result<bool, Error> {
-    let event = PlayerEventResponse {
-        match_id: e.match_id,
-        event: event_response(e)?,
-    };
     let frame = StreamFrame::Event {
         id: format!("{}.{}", e.tx, e.id),
         kind: e.kind.clone(),
-        data: serde_json::to_string(&event).map_err(Error::internal)?,
+        data: player_event_json(e.match_id, &event_json(e)?),
     };
     Ok(out.send(frame).await.is_ok())
 }
