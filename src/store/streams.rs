@@ -223,11 +223,17 @@ pub(super) fn settled_after(
         .order_by_asc(events::Column::Id)
 }
 
-/// The events ordered after `after` by (transaction, id).
+/// The events ordered after `after` by (transaction, id). The leading
+/// `tx >= after.tx` is implied by the rest, and is there for the planner: it
+/// starts the scan of the `(tx, id)` index at `after` (an `OR` alone scanned
+/// the index from its first entry and filtered every older event, so each
+/// read of the log took longer the more events there were).
 fn after_position(after: StreamPosition) -> sea_orm::sea_query::SimpleExpr {
-    events::Column::Tx.gt(after.tx).or(events::Column::Tx
-        .eq(after.tx)
-        .and(events::Column::Id.gt(after.id)))
+    events::Column::Tx.gte(after.tx).and(
+        events::Column::Tx
+            .gt(after.tx)
+            .or(events::Column::Id.gt(after.id)),
+    )
 }
 
 // ---------------------------------------------------------------- the lobby
