@@ -2,8 +2,7 @@
 # Server memory (issue 16): the release server on a fresh database of the local
 # Postgres; its RSS at start, after bursts of concurrent failed logins, and after
 # setting up many active matches (1,000, then 10,000 more), with the growth per
-# active match; then with event streams held open on those matches, with the
-# growth per stream. Prints a table ready for docs/benchmarks.md ("Memory").
+# active match; then with event streams held open, with the growth per stream. Prints a table ready for docs/benchmarks.md ("Memory").
 #
 #   benches/memory.sh
 #
@@ -12,8 +11,9 @@
 #   LOGINS        concurrent failed logins per burst [256]
 #   BURSTS        bursts of them [2]
 #   MATCHES       the larger number of active matches [10000]
-#   STREAMS       match streams held open at the end, anonymous, spread over the
-#                 active matches [5000]; 0 skips them
+#   STREAMS       match streams held open at the end, anonymous, spread over 100
+#                 waiting matches of their own (benches/streams_hold.py) [5000];
+#                 0 skips them
 #   SLOW          of those, streams that never read past their response head [500]
 #   SERVER_BIN    measure this server binary instead of the one just built
 #   PORT          the server's port [a free one between 20000 and 39999]

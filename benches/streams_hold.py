@@ -3,9 +3,11 @@
 
     benches/streams_hold.py BASE_URL STREAMS SLOW
 
-Opens STREAMS anonymous match streams (`GET /api/v1/matches/{id}/events`,
-`Accept: text/event-stream`), spread over the server's active matches; SLOW of
-them never read past their response head, the rest read whatever comes. Prints
+Registers a player, who opens MATCHES waiting matches of four seats (a waiting
+match's stream stays open, as an active one's does); then opens STREAMS
+anonymous match streams (`GET /api/v1/matches/{id}/events`, `Accept:
+text/event-stream`) spread over them; SLOW of them never read past their
+response head, the rest read whatever comes. Prints
 `OPEN <open> FAILED <failed> FRAMES <frames read so far>` once every stream was
 tried, then holds them until a line (or the end) comes on standard input, and
 closes them all.
@@ -16,24 +18,33 @@ import json
 import sys
 import urllib.parse
 import urllib.request
+import uuid
 
 CONCURRENT_OPENS = 200
+MATCHES = 100
 
 
-def active_matches(base, wanted):
-    ids, cursor = [], None
-    while len(ids) < wanted:
-        query = {"status": "active", "limit": "200"}
-        if cursor:
-            query["cursor"] = cursor
-        url = f"{base}/api/v1/matches?{urllib.parse.urlencode(query)}"
-        with urllib.request.urlopen(url) as r:
-            page = json.load(r)
-        ids += [m["id"] for m in page["items"]]
-        cursor = page.get("next_cursor")
-        if not cursor:
-            break
-    return ids
+def post(base, path, body, token=None):
+    req = urllib.request.Request(
+        f"{base}/api/v1{path}",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json"},
+        method="POST",
+    )
+    if token:
+        req.add_header("authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req) as r:
+        return json.load(r)
+
+
+def waiting_matches(base, count):
+    login = {"name": f"holder-{uuid.uuid4().hex[:8]}", "password": "password1"}
+    post(base, "/players", login)
+    token = post(base, "/auth/token", login)["access_token"]
+    return [
+        post(base, "/matches", {"game": "malacca", "seats": 4}, token)["id"]
+        for _ in range(count)
+    ]
 
 
 async def hold(host, port, path, slow, gate, counts, stop):
@@ -80,9 +91,7 @@ async def hold(host, port, path, slow, gate, counts, stop):
 async def main():
     base, streams, slow = sys.argv[1].rstrip("/"), int(sys.argv[2]), int(sys.argv[3])
     url = urllib.parse.urlparse(base)
-    ids = active_matches(base, streams)
-    if not ids:
-        sys.exit("no active matches to stream")
+    ids = waiting_matches(base, MATCHES)
     gate = asyncio.Semaphore(CONCURRENT_OPENS)
     counts = {"open": 0, "failed": 0, "frames": 0}
     stop = asyncio.Event()
