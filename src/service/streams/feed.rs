@@ -26,7 +26,7 @@ use uuid::Uuid;
 use super::PAGE;
 use crate::service::clock::Clock;
 use crate::service::error::Result;
-use crate::service::hub::Hub;
+use crate::service::hub::{Hub, Wake};
 use crate::service::settled::Settled;
 use crate::service::visibility::{event_in_scope, event_scope};
 use crate::store;
@@ -144,7 +144,7 @@ impl Feed {
             // Commits that came while reading are in what was read, or wake
             // the feed again below.
             tokio::select! {
-                w = wakes.recv() => if let Err(RecvError::Closed) = w { return },
+                open = next_change(&mut wakes) => if !open { return },
                 _ = async {
                     match retry {
                         Some(d) => tokio::time::sleep(d).await,
@@ -232,5 +232,17 @@ impl Feed {
             more: false,
             followers,
         })
+    }
+}
+
+/// Waits for a wake-up that may have written events: a chat message writes
+/// none. False once the hub is gone.
+async fn next_change(wakes: &mut broadcast::Receiver<Wake>) -> bool {
+    loop {
+        match wakes.recv().await {
+            Ok(Wake::Chat(_)) => continue,
+            Err(RecvError::Closed) => return false,
+            Ok(_) | Err(RecvError::Lagged(_)) => return true,
+        }
     }
 }
