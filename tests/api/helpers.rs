@@ -490,10 +490,19 @@ impl TestApp {
         let mut resp = req.send().await.expect("request");
         let status = resp.status();
         let mut text = String::new();
-        while !done(&text) {
-            match tokio::time::timeout(quiet, resp.chunk()).await {
-                Ok(Ok(Some(bytes))) => text.push_str(&String::from_utf8_lossy(&bytes)),
-                _ => break,
+        // `done` may turn true without a new frame (it can read what the test
+        // learnt meanwhile), so it is asked again every tick: a long `quiet`
+        // then costs nothing once the stream has what it waits for.
+        let tick = std::time::Duration::from_millis(100).min(quiet);
+        let mut silent = std::time::Duration::ZERO;
+        while !done(&text) && silent < quiet {
+            match tokio::time::timeout(tick, resp.chunk()).await {
+                Ok(Ok(Some(bytes))) => {
+                    text.push_str(&String::from_utf8_lossy(&bytes));
+                    silent = std::time::Duration::ZERO;
+                }
+                Ok(_) => break,
+                Err(_) => silent += tick,
             }
         }
         (status, text)

@@ -412,7 +412,7 @@ async fn live_player_streams_carry_what_each_players_page_carries() {
                         "/api/v1/players/me/events",
                         Some(&token),
                         None,
-                        Duration::from_secs(5),
+                        Duration::from_secs(30),
                         |text| parse(text).len() >= wanted[i].load(Ordering::Acquire),
                     )
                     .await;
@@ -687,25 +687,43 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
     let players = app.players(2).await;
     let id = app.started_match(&players, "malacca", json!({})).await;
     let url = format!("/api/v1/matches/{id}/events?prompt=true");
+    let played = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let open = |token: Option<String>| {
-        let (client, url) = (app.client.clone(), app.url(&url));
+        let (client, url, played) = (app.client.clone(), app.url(&url), played.clone());
         tokio::spawn(async move {
+            let seated = token.is_some();
             let mut req = client.get(url).header("accept", "text/event-stream");
             if let Some(t) = token {
                 req = req.bearer_auth(t);
             }
             let mut resp = req.send().await.expect("stream");
             let mut text = String::new();
-            // The first prompt at the start, then one after the move's events.
-            while text.matches("event: step_resolved").count() < 1
-                || !text
-                    .rsplit("event: step_resolved")
-                    .next()
-                    .is_some_and(|t| t.contains("event: prompt"))
-            {
-                match tokio::time::timeout(Duration::from_secs(5), resp.chunk()).await {
-                    Ok(Ok(Some(b))) => text.push_str(&String::from_utf8_lossy(&b)),
-                    _ => break,
+            // Until the moves are played and then: for the seat, its prompt
+            // after the last step's events; for the spectator, a second without
+            // frames (a prompt would follow its batch at once). Keepalives never
+            // let a stream go quiet for long, hence the cap.
+            let cap = tokio::time::Instant::now() + Duration::from_secs(120);
+            let mut quiet = Duration::ZERO;
+            loop {
+                let done = played.load(std::sync::atomic::Ordering::Acquire)
+                    && if seated {
+                        text.rsplit("event: step_resolved")
+                            .next()
+                            .is_some_and(|t| t.contains("event: prompt"))
+                            && text.contains("event: step_resolved")
+                    } else {
+                        quiet >= Duration::from_secs(1)
+                    };
+                if done || tokio::time::Instant::now() > cap {
+                    break;
+                }
+                match tokio::time::timeout(Duration::from_millis(100), resp.chunk()).await {
+                    Ok(Ok(Some(b))) => {
+                        text.push_str(&String::from_utf8_lossy(&b));
+                        quiet = Duration::ZERO;
+                    }
+                    Ok(_) => break,
+                    Err(_) => quiet += Duration::from_millis(100),
                 }
             }
             text
@@ -716,6 +734,7 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut rng = sealed_orders::games::rng::GameRng::from_key([5; 32]);
     play_some(&app, &id, &players, &mut rng).await;
+    played.store(true, std::sync::atomic::Ordering::Release);
     let text = seat0.await.expect("reader");
     let seen = prompts(&text);
     assert!(
@@ -746,22 +765,38 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
         app.client.clone(),
         app.url("/api/v1/players/me/events?prompt=true"),
     );
-    let reader = tokio::spawn(async move {
-        let mut resp = client
-            .get(url)
-            .header("accept", "text/event-stream")
-            .bearer_auth(token)
-            .send()
-            .await
-            .expect("stream");
-        let mut text = String::new();
-        // Until the frames go quiet after the moves.
-        while let Ok(Ok(Some(b))) =
-            tokio::time::timeout(Duration::from_millis(1500), resp.chunk()).await
-        {
-            text.push_str(&String::from_utf8_lossy(&b));
+    let played = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = tokio::spawn({
+        let played = played.clone();
+        async move {
+            let mut resp = client
+                .get(url)
+                .header("accept", "text/event-stream")
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("stream");
+            let mut text = String::new();
+            // Until the frames go quiet for a second and a half after the moves
+            // (however slow the moves were to make), within a cap: keepalives
+            // keep a stream from ever going quiet for long.
+            let cap = tokio::time::Instant::now() + Duration::from_secs(120);
+            let mut quiet = Duration::ZERO;
+            while !(played.load(std::sync::atomic::Ordering::Acquire)
+                && quiet >= Duration::from_millis(1500))
+                && tokio::time::Instant::now() < cap
+            {
+                match tokio::time::timeout(Duration::from_millis(100), resp.chunk()).await {
+                    Ok(Ok(Some(b))) => {
+                        text.push_str(&String::from_utf8_lossy(&b));
+                        quiet = Duration::ZERO;
+                    }
+                    Ok(_) => break,
+                    Err(_) => quiet += Duration::from_millis(100),
+                }
+            }
+            text
         }
-        text
     });
     let owed_at_start: Vec<String> = app
         .get("/api/v1/players/me/turns", Some(&players[0].token))
@@ -775,6 +810,7 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut rng = sealed_orders::games::rng::GameRng::from_key([9; 32]);
     play_some(&app, &second, &players, &mut rng).await;
+    played.store(true, std::sync::atomic::Ordering::Release);
     let text = reader.await.expect("reader");
     let seen = prompts(&text);
     let of = |id: &str| -> Vec<Value> {
