@@ -203,6 +203,10 @@ pub async fn rebuild_stat_totals(
     if db.get_database_backend() == DbBackend::Postgres {
         tx.execute_unprepared("LOCK TABLE stat_finished IN EXCLUSIVE MODE")
             .await?;
+        // The rebuild groups the whole history in a few aggregates; with the
+        // default few megabytes each would sort or spill tens of millions of rows
+        // to disk at a million matches. One session, for minutes, can afford more.
+        tx.execute_unprepared(REBUILD_WORK_MEM).await?;
     }
     migration::rebuild_stat_totals_reporting(&tx, progress).await?;
     folds::forget_pending_stats(&tx).await?;
@@ -217,6 +221,8 @@ pub async fn rebuild_stat_totals(
     }
     Ok(())
 }
+
+const REBUILD_WORK_MEM: &str = "SET LOCAL work_mem = '256MB'";
 
 /// The tables the statistics read: the running totals a rebuild wrote and the
 /// history tables it read them from (whose edges of a time window are read live).
