@@ -14,8 +14,8 @@
 //! start and where a batch cannot be trusted to continue it.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use sea_orm::DatabaseConnection;
@@ -51,8 +51,9 @@ pub(in crate::service) struct Batch {
     pub to: StreamPosition,
     pub events: Vec<events::Model>,
     /// Each event's JSON ([`super::event_json`]), written once for every
-    /// stream that sends it.
-    pub json: Vec<String>,
+    /// stream that sends it, by the first that does: a batch that only the
+    /// lobby relay or the mail worker hears is never written.
+    json: OnceLock<Vec<String>>,
     /// Whether the read stopped at its page's end, the next batch following
     /// at once. A read orders events by their writing transactions' ids, which
     /// for two transactions of one match need not be the order they committed
@@ -65,6 +66,20 @@ pub(in crate::service) struct Batch {
 }
 
 impl Batch {
+    /// Each event's JSON, in the order of `events`.
+    pub fn json(&self) -> Result<&[String]> {
+        if let Some(json) = self.json.get() {
+            return Ok(json);
+        }
+        let json = self
+            .events
+            .iter()
+            .map(super::event_json)
+            .collect::<Result<Vec<_>>>()?;
+        // Two streams may write it at once; either copy is the same.
+        Ok(self.json.get_or_init(|| json))
+    }
+
     /// Whether `player`'s feed carries the event: the player holds a seat in its
     /// match or a standing invitation to it, and the event is public or
     /// addressed to the player's seat (as `store::streams::player_events_after`).
@@ -220,15 +235,11 @@ impl Feed {
                 f.push((p, None));
             }
         }
-        let json = events
-            .iter()
-            .map(super::event_json)
-            .collect::<Result<Vec<_>>>()?;
         Ok(Batch {
             from,
             to,
             events,
-            json,
+            json: OnceLock::new(),
             more: false,
             followers,
         })

@@ -315,12 +315,17 @@ impl Streams {
         cur: &mut Cursor,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<Taken, Error> {
-        let mut mine: Vec<(&events::Model, &String)> = batch
-            .events
-            .iter()
-            .zip(&batch.json)
-            .filter(|(e, _)| e.match_id == id && e.id > cur.through)
-            .collect();
+        let new = |e: &events::Model| e.match_id == id && e.id > cur.through;
+        let mut mine: Vec<(&events::Model, &String)> = if batch.events.iter().any(new) {
+            batch
+                .events
+                .iter()
+                .zip(batch.json()?)
+                .filter(|(e, _)| new(e))
+                .collect()
+        } else {
+            Vec::new()
+        };
         if mine.is_empty() {
             return Ok(Taken::Sent {
                 sent: false,

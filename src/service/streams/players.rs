@@ -192,7 +192,12 @@ impl Streams {
                         at = caught_up;
                     }
                     let mut sent = false;
-                    for (e, json) in batch.events.iter().zip(&batch.json) {
+                    let json = if batch.events.iter().any(|e| shown(e, at)) {
+                        batch.json()?
+                    } else {
+                        &[]
+                    };
+                    for (e, json) in batch.events.iter().zip(json) {
                         if !shown(e, at) {
                             continue;
                         }
