@@ -302,7 +302,7 @@ async fn a_muted_player_is_left_out_for_the_muter_alone_in_every_match() {
             &url,
             Some(&players[0].token),
             None,
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -422,7 +422,7 @@ async fn the_match_stream_carries_the_chat_among_its_events_and_resumes_it() {
     say(&app, &id, &players[1], "second").await.expect(201);
     let url = format!("/api/v1/matches/{id}/events");
     let (_, text) = app
-        .stream(&url, None, None, Duration::from_millis(300), |_| false)
+        .stream(&url, None, None, Duration::from_millis(1000), |_| false)
         .await;
     let all = frames(&text);
     let kinds: Vec<&str> = all.iter().map(|f| f.1.as_str()).collect();
@@ -456,7 +456,7 @@ async fn the_match_stream_carries_the_chat_among_its_events_and_resumes_it() {
             &url,
             None,
             Some(&all[second].0),
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -467,7 +467,7 @@ async fn the_match_stream_carries_the_chat_among_its_events_and_resumes_it() {
             &url,
             None,
             Some(&all[joined].0),
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;

@@ -239,7 +239,7 @@ async fn readable(
                         url,
                         reader.map(|p| p.token.as_str()),
                         None,
-                        std::time::Duration::from_millis(300),
+                        std::time::Duration::from_millis(1000),
                         |_| false,
                     )
                     .await;

@@ -225,7 +225,7 @@ async fn a_lobby_stream_refuses_a_position_it_never_gave() {
             "/api/v1/lobby/events",
             None,
             Some("yesterday"),
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;

@@ -94,7 +94,7 @@ async fn a_match_stream_resumed_after_a_dropped_connection_loses_no_event() {
 
     // From the start: every event so far, then the connection drops.
     let (status, text) = app
-        .stream(&url, token, None, Duration::from_millis(300), |_| false)
+        .stream(&url, token, None, Duration::from_millis(1000), |_| false)
         .await;
     assert_eq!(status.as_u16(), 200);
     assert!(
@@ -289,7 +289,7 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
             "/api/v1/players/me/events",
             token,
             None,
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -337,7 +337,7 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
             "/api/v1/players/me/events",
             token,
             Some(&format!("-1.{}", first - 1)),
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -353,7 +353,7 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
             "/api/v1/players/me/events",
             token,
             Some(third),
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -368,7 +368,7 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
             "/api/v1/players/me/events",
             None,
             None,
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -379,7 +379,7 @@ async fn a_player_stream_carries_every_match_of_the_player_and_resumes() {
             "/api/v1/players/me/events",
             token,
             Some("nonsense"),
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -515,11 +515,11 @@ async fn a_stream_ticket_opens_one_stream_once_within_its_minute() {
     let t = ticket["ticket"].as_str().expect("ticket").to_owned();
     let url = format!("/api/v1/players/me/events?ticket={t}");
     let (status, _) = app
-        .stream(&url, None, None, Duration::from_millis(200), |_| false)
+        .stream(&url, None, None, Duration::from_millis(1000), |_| false)
         .await;
     assert_eq!(status.as_u16(), 200);
     let (status, _) = app
-        .stream(&url, None, None, Duration::from_millis(200), |_| false)
+        .stream(&url, None, None, Duration::from_millis(1000), |_| false)
         .await;
     assert_eq!(status.as_u16(), 401, "a ticket works once");
     // A ticket identifies its player on a match stream too (the private view).
@@ -539,7 +539,7 @@ async fn a_stream_ticket_opens_one_stream_once_within_its_minute() {
             &format!("/api/v1/matches/{id}/events?ticket={t2}"),
             None,
             None,
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -562,7 +562,7 @@ async fn a_stream_ticket_opens_one_stream_once_within_its_minute() {
             &format!("/api/v1/players/me/events?ticket={t3}"),
             None,
             None,
-            Duration::from_millis(200),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -712,7 +712,7 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
                             .is_some_and(|t| t.contains("event: prompt"))
                             && text.contains("event: step_resolved")
                     } else {
-                        quiet >= Duration::from_secs(1)
+                        text.contains("event: step_resolved") && quiet >= Duration::from_secs(1)
                     };
                 if done || tokio::time::Instant::now() > cap {
                     break;
@@ -852,7 +852,7 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
             "/api/v1/players/me/events",
             Some(&players[0].token),
             None,
-            Duration::from_millis(300),
+            Duration::from_millis(1000),
             |_| false,
         )
         .await;
@@ -866,16 +866,20 @@ async fn with_event_names_message_every_frame_of_a_stream_has_the_one_name_and_i
     let id = app.started_match(&players, "malacca", json!({})).await;
     let token = Some(players[0].token.as_str());
     let by_kind = format!("/api/v1/matches/{id}/events?prompt=true");
+    // The seat's prompt follows the events read at the start: each stream is
+    // read until it, however slow the start.
     let (_, named) = app
-        .stream(&by_kind, token, None, Duration::from_millis(300), |_| false)
+        .stream(&by_kind, token, None, Duration::from_secs(30), |t| {
+            t.contains("event: prompt")
+        })
         .await;
     let (status, text) = app
         .stream(
             &format!("{by_kind}&event_names=message"),
             token,
             None,
-            Duration::from_millis(300),
-            |_| false,
+            Duration::from_secs(30),
+            |t| t.contains("\"event\":\"prompt\""),
         )
         .await;
     assert_eq!(status.as_u16(), 200);
@@ -904,8 +908,8 @@ async fn with_event_names_message_every_frame_of_a_stream_has_the_one_name_and_i
             "/api/v1/players/me/events?event_names=message",
             token,
             Some("0.0"),
-            Duration::from_millis(300),
-            |_| false,
+            Duration::from_secs(30),
+            |t| t.contains("\"event\":\"match_started\""),
         )
         .await;
     let mine = parse(&mine);
