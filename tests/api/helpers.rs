@@ -489,22 +489,7 @@ impl TestApp {
         }
         let mut resp = req.send().await.expect("request");
         let status = resp.status();
-        let mut text = String::new();
-        // `done` may turn true without a new frame (it can read what the test
-        // learnt meanwhile), so it is asked again every tick: a long `quiet`
-        // then costs nothing once the stream has what it waits for.
-        let tick = std::time::Duration::from_millis(100).min(quiet);
-        let mut silent = std::time::Duration::ZERO;
-        while !done(&text) && silent < quiet {
-            match tokio::time::timeout(tick, resp.chunk()).await {
-                Ok(Ok(Some(bytes))) => {
-                    text.push_str(&String::from_utf8_lossy(&bytes));
-                    silent = std::time::Duration::ZERO;
-                }
-                Ok(_) => break,
-                Err(_) => silent += tick,
-            }
-        }
+        let text = read_until(&mut resp, |text, silent| done(text) || silent >= quiet).await;
         (status, text)
     }
 
@@ -668,4 +653,28 @@ pub async fn feed_kinds(app: &TestApp, p: &Player, kind: &str) -> Vec<String> {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     kinds
+}
+
+/// Reads a stream's frames until `done(text so far, time since the last
+/// frame)`, the stream's end, or two minutes. `done` is asked every tenth of a
+/// second, not only after a frame: it may turn true on what the test learnt
+/// meanwhile, and a stream's keepalives never let it go quiet for long.
+pub async fn read_until(
+    resp: &mut reqwest::Response,
+    done: impl Fn(&str, std::time::Duration) -> bool,
+) -> String {
+    let tick = std::time::Duration::from_millis(100);
+    let cap = tokio::time::Instant::now() + std::time::Duration::from_secs(120);
+    let (mut text, mut silent) = (String::new(), std::time::Duration::ZERO);
+    while !done(&text, silent) && tokio::time::Instant::now() < cap {
+        match tokio::time::timeout(tick, resp.chunk()).await {
+            Ok(Ok(Some(bytes))) => {
+                text.push_str(&String::from_utf8_lossy(&bytes));
+                silent = std::time::Duration::ZERO;
+            }
+            Ok(_) => break,
+            Err(_) => silent += tick,
+        }
+    }
+    text
 }

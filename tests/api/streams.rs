@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app, spawn_app_with_manual_clock, spawn_process};
+use crate::helpers::{
+    Player, TestApp, read_until, spawn_app, spawn_app_with_manual_clock, spawn_process,
+};
 
 /// The events of a stream's text: (id, kind, data).
 fn parse(text: &str) -> Vec<(String, String, Value)> {
@@ -697,36 +699,21 @@ async fn a_seated_stream_can_carry_the_seats_prompt_after_each_batch_of_events()
                 req = req.bearer_auth(t);
             }
             let mut resp = req.send().await.expect("stream");
-            let mut text = String::new();
             // Until the moves are played and then: for the seat, its prompt
-            // after the last step's events; for the spectator, a second without
-            // frames (a prompt would follow its batch at once). Keepalives never
-            // let a stream go quiet for long, hence the cap.
-            let cap = tokio::time::Instant::now() + Duration::from_secs(120);
-            let mut quiet = Duration::ZERO;
-            loop {
-                let done = played.load(std::sync::atomic::Ordering::Acquire)
+            // after the last step's events; for the spectator, those events
+            // and a second without frames (a prompt would follow them at once).
+            read_until(&mut resp, |text, quiet| {
+                played.load(std::sync::atomic::Ordering::Acquire)
+                    && text.contains("event: step_resolved")
                     && if seated {
                         text.rsplit("event: step_resolved")
                             .next()
                             .is_some_and(|t| t.contains("event: prompt"))
-                            && text.contains("event: step_resolved")
                     } else {
-                        text.contains("event: step_resolved") && quiet >= Duration::from_secs(1)
-                    };
-                if done || tokio::time::Instant::now() > cap {
-                    break;
-                }
-                match tokio::time::timeout(Duration::from_millis(100), resp.chunk()).await {
-                    Ok(Ok(Some(b))) => {
-                        text.push_str(&String::from_utf8_lossy(&b));
-                        quiet = Duration::ZERO;
+                        quiet >= Duration::from_secs(1)
                     }
-                    Ok(_) => break,
-                    Err(_) => quiet += Duration::from_millis(100),
-                }
-            }
-            text
+            })
+            .await
         })
     };
     let seat0 = open(Some(players[0].token.clone()));
@@ -776,26 +763,13 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
                 .send()
                 .await
                 .expect("stream");
-            let mut text = String::new();
-            // Until the frames go quiet for a second and a half after the moves
-            // (however slow the moves were to make), within a cap: keepalives
-            // keep a stream from ever going quiet for long.
-            let cap = tokio::time::Instant::now() + Duration::from_secs(120);
-            let mut quiet = Duration::ZERO;
-            while !(played.load(std::sync::atomic::Ordering::Acquire)
-                && quiet >= Duration::from_millis(1500))
-                && tokio::time::Instant::now() < cap
-            {
-                match tokio::time::timeout(Duration::from_millis(100), resp.chunk()).await {
-                    Ok(Ok(Some(b))) => {
-                        text.push_str(&String::from_utf8_lossy(&b));
-                        quiet = Duration::ZERO;
-                    }
-                    Ok(_) => break,
-                    Err(_) => quiet += Duration::from_millis(100),
-                }
-            }
-            text
+            // Until the frames go quiet for a second and a half after the
+            // moves, however slow the moves were to make.
+            read_until(&mut resp, |_, quiet| {
+                played.load(std::sync::atomic::Ordering::Acquire)
+                    && quiet >= Duration::from_millis(1500)
+            })
+            .await
         }
     });
     let owed_at_start: Vec<String> = app
