@@ -50,10 +50,12 @@ pub(super) enum CredentialKey {
 
 /// Credential checks answered from memory for a short time (`CREDENTIAL_CACHE_MS`,
 /// 2 s by default), so that a move and its read do not each begin with a
-/// database read of the caller's account. The trade-off: a revocation or a
-/// password change made through another replica takes effect here within that
-/// time (at once through this one, which forgets every entry); an expiry is
-/// checked on every request.
+/// database read of the caller's account. A revocation or a password change
+/// counts here as soon as this replica hears of it (at once when made through
+/// this one): every entry checked before it stops counting the moment the
+/// hub's credential epoch moves, before any stream is told. Without a
+/// notification (a listener down) an entry lasts that time at most; an expiry
+/// is checked on every request.
 pub(super) struct CredentialCache {
     entries: Option<quick_cache::sync::Cache<CredentialKey, CachedCredential>>,
     ttl: std::time::Duration,
@@ -62,6 +64,8 @@ pub(super) struct CredentialCache {
 #[derive(Clone)]
 pub(super) struct CachedCredential {
     checked: std::time::Instant,
+    /// The hub's credential epoch when the check began.
+    epoch: u64,
     player: AuthenticatedPlayer,
     expires_at: Option<chrono::DateTime<chrono::Utc>>,
 }
@@ -78,17 +82,23 @@ impl CredentialCache {
         }
     }
 
+    /// A check still good: younger than the time-to-live, and made since the
+    /// last credential change this replica heard of (`epoch`, read now).
     fn get(
         &self,
         key: &CredentialKey,
+        epoch: u64,
     ) -> Option<(AuthenticatedPlayer, Option<chrono::DateTime<chrono::Utc>>)> {
         let e = self.entries.as_ref()?.get(key)?;
-        (e.checked.elapsed() < self.ttl).then_some((e.player, e.expires_at))
+        (e.epoch == epoch && e.checked.elapsed() < self.ttl).then_some((e.player, e.expires_at))
     }
 
+    /// Keeps a check that began at `epoch` (read before its database read, so a
+    /// change committed meanwhile leaves it stale).
     fn put(
         &self,
         key: CredentialKey,
+        epoch: u64,
         player: AuthenticatedPlayer,
         expires_at: Option<chrono::DateTime<chrono::Utc>>,
     ) {
@@ -98,6 +108,7 @@ impl CredentialCache {
                 key,
                 CachedCredential {
                     checked,
+                    epoch,
                     player,
                     expires_at,
                 },
@@ -386,10 +397,11 @@ impl Accounts {
             Error::unauthorized("invalid_token", why.to_owned()).arg("reason", reason)
         };
         let now = self.clock.now();
+        let epoch = self.hub.credential_epoch();
         if token.starts_with(API_TOKEN_PREFIX) {
             let hash = api_token_hash(token);
             let key = CredentialKey::ApiToken(hash.clone());
-            if let Some((player, expires_at)) = self.credentials.get(&key) {
+            if let Some((player, expires_at)) = self.credentials.get(&key, epoch) {
                 if expires_at.is_some_and(|at| at <= now) {
                     return Err(refuse("expired", "The API token has expired."));
                 }
@@ -430,7 +442,8 @@ impl Accounts {
                     expires_at: row.expires_at,
                 },
             };
-            self.credentials.put(key, player.clone(), row.expires_at);
+            self.credentials
+                .put(key, epoch, player.clone(), row.expires_at);
             return Ok(player);
         }
         let claims = self
@@ -444,7 +457,7 @@ impl Accounts {
                 refuse("invalid", "The access token is not valid or has expired.")
             })?,
         };
-        if let Some((mut player, _)) = self.credentials.get(&key) {
+        if let Some((mut player, _)) = self.credentials.get(&key, epoch) {
             // The entry may come from another JWT of the same player and
             // password version: this one's expiry is its own.
             player.credential = credential;
@@ -473,7 +486,7 @@ impl Accounts {
             name: player.name,
             credential,
         };
-        self.credentials.put(key, player.clone(), None);
+        self.credentials.put(key, epoch, player.clone(), None);
         Ok(player)
     }
 

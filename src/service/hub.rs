@@ -35,6 +35,11 @@ pub struct Hub {
     /// Players whose credentials were revoked or changed: their event streams
     /// check what opened them again, on every replica.
     credentials: broadcast::Sender<Uuid>,
+    /// Counts the credential changes heard of (here, from another replica, or
+    /// possibly missed while the listener was down), raised before anybody is
+    /// told: a credential checked before a change is not taken from the cache
+    /// after it, even by a request that comes before the cache's own task ran.
+    credential_epoch: AtomicU64,
     /// Matches changed here and not yet announced to the other replicas.
     pending: Mutex<HashSet<Uuid>>,
     /// Players whose credentials changed here, not yet announced.
@@ -79,6 +84,7 @@ impl Hub {
         Self {
             wakes,
             credentials,
+            credential_epoch: AtomicU64::new(0),
             pending: Mutex::new(HashSet::new()),
             pending_credentials: Mutex::new(HashSet::new()),
             pending_chat: Mutex::new(HashSet::new()),
@@ -183,6 +189,7 @@ impl Hub {
 
     /// Called after a player's API token was revoked or password changed.
     pub fn credentials_changed(&self, player: Uuid) {
+        self.credential_epoch.fetch_add(1, Ordering::SeqCst);
         let _ = self.credentials.send(player);
         if self.across_replicas {
             if let Ok(mut p) = self.pending_credentials.lock() {
@@ -190,6 +197,13 @@ impl Hub {
             }
             self.publish.notify_one();
         }
+    }
+
+    /// How many credential changes this replica has heard of: a credential
+    /// check is cached under the count read before it began, and holds only
+    /// while the count is the same.
+    pub fn credential_epoch(&self) -> u64 {
+        self.credential_epoch.load(Ordering::SeqCst)
     }
 
     /// Players whose credentials changed, here or (on Postgres) on another replica.
@@ -301,6 +315,7 @@ impl Hub {
             };
             // Listening from now on: what changed before is dropped here.
             self.heard();
+            self.credential_epoch.fetch_add(1, Ordering::SeqCst);
             let _ = self.wakes.send(Wake::All);
             loop {
                 let next = tokio::select! {
@@ -315,6 +330,7 @@ impl Hub {
                     Ok(None) => {
                         // The connection dropped; try_recv reconnects on its next call.
                         self.deaf();
+                        self.credential_epoch.fetch_add(1, Ordering::SeqCst);
                         let _ = self.wakes.send(Wake::All);
                     }
                     Err(e) => {
@@ -349,6 +365,7 @@ impl Hub {
         for item in ids.split(',') {
             if let Some(player) = item.strip_prefix("c:") {
                 if let Ok(player) = player.parse::<Uuid>() {
+                    self.credential_epoch.fetch_add(1, Ordering::SeqCst);
                     let _ = self.credentials.send(player);
                 }
             } else if let Some(id) = item.strip_prefix("t:") {
@@ -425,7 +442,10 @@ mod tests {
         let (id, player) = (Uuid::now_v7(), Uuid::now_v7());
         let mut wakes = hub.subscribe();
         let mut credentials = hub.subscribe_credentials();
+        let epoch = hub.credential_epoch();
         hub.pass_on(&format!("{}|t:{id},c:{player}", Uuid::new_v4()));
+        // Moved before anybody was told: no cached check outlives the change.
+        assert_eq!(hub.credential_epoch(), epoch + 1);
         assert_eq!(wakes.try_recv().ok(), Some(Wake::Chat(id)));
         assert!(
             wakes.try_recv().is_err(),
@@ -438,5 +458,14 @@ mod tests {
     #[test]
     fn one_process_always_hears_every_change() {
         assert!(Hub::new(false).hears_every_change());
+    }
+
+    #[test]
+    fn a_credential_change_here_moves_the_epoch_before_telling_anybody() {
+        let hub = Hub::new(false);
+        let mut credentials = hub.subscribe_credentials();
+        hub.credentials_changed(Uuid::now_v7());
+        assert_eq!(hub.credential_epoch(), 1);
+        assert!(credentials.try_recv().is_ok());
     }
 }
