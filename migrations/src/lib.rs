@@ -49,9 +49,10 @@ mod m20261204_100003_create_vacations;
 mod m20261205_100001_add_playing_hours;
 mod m20261205_200001_create_match_checkpoints;
 mod m20261205_200002_add_clocked_match_index;
+mod m20261206_100001_add_ten_minute_stat_grain;
 mod stat_totals;
 
-pub use stat_totals::{GRAIN_STEPS, GRAINS, fold_statements, grain_hours};
+pub use stat_totals::{GRAINS, fold_statements, grain_minutes};
 
 /// The `matches.visibility` of a match that exists for nobody outside it: its
 /// play stays out of every rebuilt statistic, as out of the live ones.
@@ -127,6 +128,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_100001_add_playing_hours::Migration),
             Box::new(m20261205_200001_create_match_checkpoints::Migration),
             Box::new(m20261205_200002_add_clocked_match_index::Migration),
+            Box::new(m20261206_100001_add_ten_minute_stat_grain::Migration),
         ]
     }
 }

@@ -1,6 +1,6 @@
 use sea_orm_migration::prelude::*;
 
-use crate::stat_totals::{self, GRAIN_DAY, GRAIN_HOUR, GRAINS};
+use crate::stat_totals::{self, GRAIN_DAY, GRAIN_HOUR, HOURLY_GRAINS};
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
@@ -12,7 +12,7 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        stat_totals::rebuild(manager.get_connection(), &GRAINS, None).await
+        stat_totals::rebuild(manager.get_connection(), &HOURLY_GRAINS, None).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {

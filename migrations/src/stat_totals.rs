@@ -8,18 +8,21 @@ use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, DbBackend};
 
 /// Game totals are kept per bucket of the finishing time at several grains, each
-/// bucket counted in whole units since the Unix epoch (UTC): hours, days, and
-/// blocks of 8, 64 and 512 days. A window is read from the coarsest buckets that
-/// fit in it, then finer ones at its edges, so its cost hardly grows with its
-/// length or with the number of matches.
+/// bucket counted in whole units since the Unix epoch (UTC): ten minutes, hours,
+/// days, and blocks of 8, 64 and 512 days. A window is read from the coarsest
+/// buckets that fit in it, then finer ones at its edges, so its cost hardly grows
+/// with its length; the finest grain bounds the minutes read from the history
+/// tables at each edge. Grains are numbered in the order they were added.
 pub const GRAIN_HOUR: i16 = 1;
 pub const GRAIN_DAY: i16 = 2;
 pub const GRAIN_8_DAYS: i16 = 3;
 pub const GRAIN_64_DAYS: i16 = 4;
 pub const GRAIN_512_DAYS: i16 = 5;
+pub const GRAIN_10_MINUTES: i16 = 6;
 
 /// Every grain kept today, finest first.
-pub const GRAINS: [i16; 5] = [
+pub const GRAINS: [i16; 6] = [
+    GRAIN_10_MINUTES,
     GRAIN_HOUR,
     GRAIN_DAY,
     GRAIN_8_DAYS,
@@ -27,22 +30,37 @@ pub const GRAINS: [i16; 5] = [
     GRAIN_512_DAYS,
 ];
 
-/// How many buckets of each grain make one bucket of the next coarser grain.
-pub const GRAIN_STEPS: [i64; 4] = [24, 8, 8, 8];
+/// The grains kept before ten-minute buckets: what the migrations before that
+/// built, and what undoing it goes back to.
+pub const HOURLY_GRAINS: [i16; 5] = [
+    GRAIN_HOUR,
+    GRAIN_DAY,
+    GRAIN_8_DAYS,
+    GRAIN_64_DAYS,
+    GRAIN_512_DAYS,
+];
 
-/// Hours in one bucket of a grain kept today (`GRAINS`), from the steps between
-/// them; `None` for an unknown grain.
-pub fn grain_hours(grain: i16) -> Option<i64> {
-    let i = GRAINS.iter().position(|g| *g == grain)?;
-    Some(GRAIN_STEPS[..i].iter().product())
+/// Minutes in one bucket of a grain; `None` for an unknown grain.
+pub fn grain_minutes(grain: i16) -> Option<i64> {
+    const DAY: i64 = 24 * 60;
+    match grain {
+        GRAIN_10_MINUTES => Some(10),
+        GRAIN_HOUR => Some(60),
+        GRAIN_DAY => Some(DAY),
+        GRAIN_8_DAYS => Some(8 * DAY),
+        GRAIN_64_DAYS => Some(64 * DAY),
+        GRAIN_512_DAYS => Some(512 * DAY),
+        _ => None,
+    }
 }
 
 /// The bucket of a `stat_finished` row `f` at a grain, in SQL.
 fn bucket_sql(grain: i16) -> String {
     match grain {
+        GRAIN_10_MINUTES => "f.minute / 10".into(),
         GRAIN_HOUR => "f.hour".into(),
         g => {
-            let days = grain_hours(g).unwrap_or(24) / 24;
+            let days = grain_minutes(g).unwrap_or(24 * 60) / (24 * 60);
             // Days since the epoch are positive, so integer division floors.
             if days == 1 {
                 "f.day".into()
@@ -237,7 +255,7 @@ fn roll_up_statements(finest: i16, coarser: &[i16]) -> Result<Vec<(String, Strin
     coarser
         .iter()
         .map(|&grain| {
-            let step = match (grain_hours(below), grain_hours(grain)) {
+            let step = match (grain_minutes(below), grain_minutes(grain)) {
                 (Some(lo), Some(hi)) if hi > lo && hi % lo == 0 => hi / lo,
                 _ => {
                     return Err(DbErr::Custom(format!(
@@ -284,15 +302,24 @@ pub async fn rebuild_reporting<C: ConnectionTrait>(
     let hidden = private
         .map(|p| format!(" AND m.visibility <> '{}'", p.replace('\'', "''")))
         .unwrap_or_default();
-    let (hour, day) = match db.get_database_backend() {
+    let (minute, hour, day) = match db.get_database_backend() {
         DbBackend::Postgres => (
+            "CAST(FLOOR(EXTRACT(EPOCH FROM m.finished_at) / 60) AS BIGINT)",
             "CAST(FLOOR(EXTRACT(EPOCH FROM m.finished_at) / 3600) AS BIGINT)",
             "CAST(FLOOR(EXTRACT(EPOCH FROM m.finished_at) / 86400) AS BIGINT)",
         ),
         _ => (
+            "CAST(strftime('%s', m.finished_at) AS INTEGER) / 60",
             "CAST(strftime('%s', m.finished_at) AS INTEGER) / 3600",
             "CAST(strftime('%s', m.finished_at) AS INTEGER) / 86400",
         ),
+    };
+    // `stat_finished.minute` came with the ten-minute grain: the migrations
+    // before it rebuild without it, on a table that does not have it yet.
+    let (minute_col, minute) = if grains.contains(&GRAIN_10_MINUTES) {
+        (", minute", format!(", {minute}"))
+    } else {
+        ("", String::new())
     };
     let mut statements: Vec<(String, String)> = [
         "stat_player_best",
@@ -306,8 +333,8 @@ pub async fn rebuild_reporting<C: ConnectionTrait>(
     statements.push((
         "listing the finished matches".to_owned(),
         format!(
-            "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
-             SELECT m.id, m.game, m.seat_count, m.variant, m.position IS NOT NULL, {hour}, {day} \
+            "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day{minute_col}) \
+             SELECT m.id, m.game, m.seat_count, m.variant, m.position IS NOT NULL, {hour}, {day}{minute} \
              FROM matches m WHERE m.status = 'finished' AND m.finished_at IS NOT NULL{hidden}"
         ),
     ));

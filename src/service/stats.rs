@@ -182,38 +182,36 @@ impl Stats {
         let f = StatsFilter {
             game: Some(game.to_owned()),
             player: None,
-            since: q.since,
-            until: q.until,
+            finished: vec![(q.since, q.until)],
             seats: q.players,
             include_positions: q.include_positions,
         };
-        // Whole days and hours come from the running totals, the minutes at the
-        // window's edges from the history tables; both are summed per key.
+        // Whole buckets come from the running totals (every metric in one
+        // statement), the minutes at the window's edges from the history tables
+        // (both edges in one statement a metric); both are summed per key.
         self.folds.settle_finishes().await?;
         let db = &self.db;
         let w = Window::new(q.since, q.until);
-        let edges = w.raw_filters(&f);
         let mut sizes: BTreeMap<(i64, String), i64> = BTreeMap::new();
-        for (seats, variant, _, _, _, s) in stats::game_totals(db, &f, &w, "matches", true).await? {
-            *sizes.entry((seats, variant)).or_default() += s[0];
-        }
         let mut values: BTreeMap<(Option<i64>, String), i64> = BTreeMap::new();
-        for (_, _, _, value, outcome, s) in stats::game_totals(db, &f, &w, "round", false).await? {
-            *values.entry((value, outcome)).or_default() += s[0];
-        }
         let mut kinds: BTreeMap<Option<String>, [i64; 5]> = BTreeMap::new();
-        for (_, _, key, _, _, s) in stats::game_totals(db, &f, &w, "kind", false).await? {
-            add(kinds.entry(key).or_default(), s);
-        }
         let mut offsets: BTreeMap<i64, [i64; 5]> = BTreeMap::new();
-        for (_, _, _, offset, _, s) in stats::game_totals(db, &f, &w, "offset", false).await? {
-            add(offsets.entry(offset.unwrap_or(0)).or_default(), s);
-        }
         let mut roles: BTreeMap<String, [i64; 5]> = BTreeMap::new();
-        for (_, _, role, _, _, s) in stats::game_totals(db, &f, &w, "role", false).await? {
-            add(roles.entry(role.unwrap_or_default()).or_default(), s);
+        let metrics = ["matches", "round", "kind", "offset", "role"];
+        for (metric, (seats, variant, key, num, k2, s)) in
+            stats::game_totals(db, &f, &w, &metrics, &["matches"]).await?
+        {
+            match metric.as_str() {
+                "matches" => *sizes.entry((seats, variant)).or_default() += s[0],
+                "round" => *values.entry((num, k2)).or_default() += s[0],
+                "kind" => add(kinds.entry(key).or_default(), s),
+                "offset" => add(offsets.entry(num.unwrap_or(0)).or_default(), s),
+                "role" => add(roles.entry(key.unwrap_or_default()).or_default(), s),
+                _ => {}
+            }
         }
-        for e in &edges {
+        if let Some(e) = w.raw_filter(&f) {
+            let e = &e;
             for (seats, variant, n) in stats::matches_by_size(db, e).await? {
                 *sizes.entry((seats, variant)).or_default() += n;
             }

@@ -20,8 +20,8 @@ fn col(table: &str, column: &str) -> Expr {
 pub struct StatsFilter {
     pub game: Option<String>,
     pub player: Option<Uuid>,
-    pub since: Option<DateTime<Utc>>,
-    pub until: Option<DateTime<Utc>>,
+    /// Finished within one of these spans; at any time when none is listed.
+    pub finished: Vec<Span>,
     pub seats: Option<i32>,
     pub include_positions: bool,
 }
@@ -36,11 +36,19 @@ impl StatsFilter {
         if !self.include_positions {
             c = c.add(col("m", "position").is_null());
         }
-        if let Some(s) = self.since {
-            c = c.add(col("m", "finished_at").gte(s));
-        }
-        if let Some(u) = self.until {
-            c = c.add(col("m", "finished_at").lt(u));
+        if !self.finished.is_empty() {
+            let mut any = Cond::any();
+            for (since, until) in &self.finished {
+                let mut span = Cond::all();
+                if let Some(s) = since {
+                    span = span.add(col("m", "finished_at").gte(*s));
+                }
+                if let Some(u) = until {
+                    span = span.add(col("m", "finished_at").lt(*u));
+                }
+                any = any.add(span);
+            }
+            c = c.add(any);
         }
         if let Some(n) = self.seats {
             c = c.add(col("m", "seat_count").eq(n));
@@ -299,9 +307,9 @@ pub async fn wins_by_role(
 }
 
 /// Which stored totals and which raw edges make up a `since`/`until` window: the
-/// coarsest buckets that fit inside it, finer buckets at their edges down to whole
-/// hours, and the minutes left over from the history tables, so any window is exact
-/// and costs about the same at any number of matches and for any length.
+/// coarsest buckets that fit inside it, finer buckets at their edges down to the
+/// finest grain, and the minutes left over from the history tables, so any window
+/// is exact and costs about the same for any length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Window {
     /// Game totals to sum: (grain, `[from, to)` in that grain's buckets since the
@@ -316,8 +324,16 @@ pub type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
 const HOUR: i64 = 3600;
 
-fn at_hour(h: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp(h * HOUR, 0).unwrap_or(DateTime::<Utc>::MAX_UTC)
+/// Seconds in one bucket of a grain kept today.
+fn grain_seconds(grain: i16) -> Option<i64> {
+    migration::grain_minutes(grain).map(|m| m * 60)
+}
+
+/// The start of bucket `b` of a bucket `width` seconds wide.
+fn at_bucket(b: i64, width: i64) -> DateTime<Utc> {
+    b.checked_mul(width)
+        .and_then(|s| DateTime::from_timestamp(s, 0))
+        .unwrap_or(DateTime::<Utc>::MAX_UTC)
 }
 
 /// Hours since the epoch that `at` falls in.
@@ -332,12 +348,15 @@ pub fn day_of(at: DateTime<Utc>) -> i64 {
 
 impl Window {
     pub fn new(since: Option<DateTime<Utc>>, until: Option<DateTime<Utc>>) -> Self {
-        let ceil_hour = |t: DateTime<Utc>| {
-            let h = hour_of(t);
-            if t == at_hour(h) { h } else { h + 1 }
+        let grains = migration::GRAINS;
+        // The finest grain's buckets: the unit the climb starts from.
+        let unit = grain_seconds(grains[0]).unwrap_or(HOUR);
+        let ceil = |t: DateTime<Utc>| {
+            let b = t.timestamp().div_euclid(unit);
+            if t == at_bucket(b, unit) { b } else { b + 1 }
         };
-        let mut lo = since.map(ceil_hour);
-        let mut hi = until.map(hour_of);
+        let mut lo = since.map(ceil);
+        let mut hi = until.map(|t| t.timestamp().div_euclid(unit));
         if let (Some(a), Some(b)) = (lo, hi)
             && a >= b
         {
@@ -347,21 +366,24 @@ impl Window {
             };
         }
         let mut raw = Vec::new();
-        if let (Some(s), Some(h)) = (since, lo)
-            && s < at_hour(h)
+        if let (Some(s), Some(b)) = (since, lo)
+            && s < at_bucket(b, unit)
         {
-            raw.push((Some(s), Some(at_hour(h))));
+            raw.push((Some(s), Some(at_bucket(b, unit))));
         }
-        if let (Some(u), Some(h)) = (until, hi)
-            && at_hour(h) < u
+        if let (Some(u), Some(b)) = (until, hi)
+            && at_bucket(b, unit) < u
         {
-            raw.push((Some(at_hour(h)), Some(u)));
+            raw.push((Some(at_bucket(b, unit)), Some(u)));
         }
-        // Climb from hours: at each grain keep the buckets that do not fill a whole
-        // bucket of the next grain, and hand the rest up.
+        // Climb from the finest grain: at each grain keep the buckets that do not
+        // fill a whole bucket of the next grain, and hand the rest up.
         let mut totals = Vec::new();
-        for (i, grain) in migration::GRAINS.iter().copied().enumerate() {
-            let Some(step) = migration::GRAIN_STEPS.get(i).copied() else {
+        for (i, grain) in grains.iter().copied().enumerate() {
+            let step = grains.get(i + 1).and_then(|up| {
+                Some(grain_seconds(*up)? / grain_seconds(grain)?).filter(|s| *s > 1)
+            });
+            let Some(step) = step else {
                 totals.push((grain, lo, hi));
                 break;
             };
@@ -407,33 +429,50 @@ impl Window {
         any
     }
 
-    /// The same filter over a sub-window of the history tables.
-    pub fn raw_filters(&self, f: &StatsFilter) -> Vec<StatsFilter> {
-        self.raw
-            .iter()
-            .map(|(since, until)| StatsFilter {
-                since: *since,
-                until: *until,
-                ..f.clone()
-            })
-            .collect()
+    /// The same filter over the window's edges read from the history tables,
+    /// both in one; `None` when the totals cover the whole window.
+    pub fn raw_filter(&self, f: &StatsFilter) -> Option<StatsFilter> {
+        (!self.raw.is_empty()).then(|| StatsFilter {
+            finished: self.raw.clone(),
+            ..f.clone()
+        })
     }
 }
 
-/// Game totals of one metric over a window: rows of (seat_count, variant,
-/// k_text, k_num, k_null, k2, n, s1, s2, s3, s4), summed over their buckets.
+/// Game totals over a window: rows of (seat_count, variant, k_text, k_num, k2,
+/// [n, s1, s2, s3, s4]), summed over their buckets.
 pub type TotalRow = (i64, String, Option<String>, Option<i64>, String, [i64; 5]);
 
+/// Game totals of several metrics over a window in one statement, by metric.
+/// Rows of a metric in `by_size` are kept apart by seat count and variant; the
+/// others are summed over both (their seat count 0, their variant empty).
 pub async fn game_totals(
     db: &impl ConnectionTrait,
     f: &StatsFilter,
     w: &Window,
-    metric: &str,
-    by_size: bool,
-) -> Result<Vec<TotalRow>, DbErr> {
+    metrics: &[&'static str],
+    by_size: &[&'static str],
+) -> Result<Vec<(String, TotalRow)>, DbErr> {
+    // Written into the statement, not bound: the grouping repeats these
+    // expressions, and Postgres matches a grouped expression to the selected one
+    // only when they are the same text, which two bound parameters are not.
+    // They are the service's constants, never a caller's input.
+    let quoted = |list: &[&str]| {
+        list.iter()
+            .map(|m| format!("'{}'", m.replace('\'', "''")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let sized = if by_size.is_empty() {
+        "FALSE".to_owned()
+    } else {
+        format!("metric IN ({})", quoted(by_size))
+    };
+    let seats = format!("CAST(CASE WHEN {sized} THEN seat_count ELSE 0 END AS BIGINT)");
+    let variant = format!("CASE WHEN {sized} THEN variant ELSE '' END");
     let mut q = Query::select();
     q.from(t("stat_game_totals"))
-        .and_where(Expr::col(t("metric")).eq(metric))
+        .and_where(Expr::cust(format!("metric IN ({})", quoted(metrics))))
         .cond_where(w.cond());
     if let Some(g) = &f.game {
         q.and_where(Expr::col(t("game")).eq(g.clone()));
@@ -444,28 +483,24 @@ pub async fn game_totals(
     if let Some(n) = f.seats {
         q.and_where(Expr::col(t("seat_count")).eq(n));
     }
-    if by_size {
-        q.expr_as(Expr::cust("CAST(seat_count AS BIGINT)"), t("seats"))
-            .expr_as(Expr::col(t("variant")), t("variant"))
-            .group_by_col(t("seat_count"))
-            .group_by_col(t("variant"));
-    } else {
-        q.expr_as(Expr::cust("CAST(0 AS BIGINT)"), t("seats"))
-            .expr_as(Expr::cust("''"), t("variant"));
-    }
-    q.expr_as(
-        Expr::cust("CASE WHEN k_null THEN NULL ELSE k_text END"),
-        t("key_text"),
-    )
-    .expr_as(
-        Expr::cust("CASE WHEN k_null THEN NULL ELSE k_num END"),
-        t("key_num"),
-    )
-    .expr_as(Expr::col(t("k2")), t("key2"));
+    q.expr_as(Expr::col(t("metric")), t("metric"))
+        .expr_as(Expr::cust(seats.clone()), t("seats"))
+        .expr_as(Expr::cust(variant.clone()), t("variant"))
+        .expr_as(
+            Expr::cust("CASE WHEN k_null THEN NULL ELSE k_text END"),
+            t("key_text"),
+        )
+        .expr_as(
+            Expr::cust("CASE WHEN k_null THEN NULL ELSE k_num END"),
+            t("key_num"),
+        )
+        .expr_as(Expr::col(t("k2")), t("key2"));
     for s in ["n", "s1", "s2", "s3", "s4"] {
         q.expr_as(Expr::cust(format!("CAST(SUM({s}) AS BIGINT)")), t(s));
     }
-    q.group_by_col(t("k_text"))
+    q.group_by_col(t("metric"))
+        .add_group_by([Expr::cust(seats.clone()), Expr::cust(variant.clone())])
+        .group_by_col(t("k_text"))
         .group_by_col(t("k_num"))
         .group_by_col(t("k_null"))
         .group_by_col(t("k2"));
@@ -474,12 +509,15 @@ pub async fn game_totals(
         .iter()
         .map(|r| {
             (
-                get_i64(r, "seats"),
-                get_str(r, "variant").unwrap_or_default(),
-                get_str(r, "key_text"),
-                r.try_get::<Option<i64>>("", "key_num").ok().flatten(),
-                get_str(r, "key2").unwrap_or_default(),
-                ["n", "s1", "s2", "s3", "s4"].map(|s| get_i64(r, s)),
+                get_str(r, "metric").unwrap_or_default(),
+                (
+                    get_i64(r, "seats"),
+                    get_str(r, "variant").unwrap_or_default(),
+                    get_str(r, "key_text"),
+                    r.try_get::<Option<i64>>("", "key_num").ok().flatten(),
+                    get_str(r, "key2").unwrap_or_default(),
+                    ["n", "s1", "s2", "s3", "s4"].map(|s| get_i64(r, s)),
+                ),
             )
         })
         .collect())
@@ -587,8 +625,8 @@ pub fn stat_finished_statement(
     }
     Some(Statement::from_sql_and_values(
         backend,
-        "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO stat_finished (match_id, game, seat_count, variant, positional, hour, day, minute) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         [
             m.id.into(),
             m.game.clone().into(),
@@ -597,6 +635,7 @@ pub fn stat_finished_statement(
             m.position.is_some().into(),
             hour_of(finished_at).into(),
             day_of(finished_at).into(),
+            finished_at.timestamp().div_euclid(60).into(),
         ],
     ))
 }
@@ -640,14 +679,14 @@ mod tests {
     }
 
     fn width(grain: i16) -> i64 {
-        migration::grain_hours(grain).expect("a grain kept today")
+        grain_seconds(grain).expect("a grain kept today")
     }
 
     /// The window's pieces as finishing-time ranges, in order.
     fn pieces(w: &Window) -> Vec<Span> {
         let mut out: Vec<Span> = w.raw.clone();
         for (g, from, to) in &w.totals {
-            let at = |b: i64| at_hour(b * width(*g));
+            let at = |b: i64| at_bucket(b, width(*g));
             out.push((from.map(at), to.map(at)));
         }
         out.sort_by_key(|(a, _)| *a);
@@ -670,48 +709,63 @@ mod tests {
             }
         }
         // At most two edges per grain below the top, one run at the top.
-        assert!(w.totals.len() <= 2 * migration::GRAIN_STEPS.len() + 1);
+        assert!(w.totals.len() <= 2 * (migration::GRAINS.len() - 1) + 1);
         assert!(w.raw.len() <= 2);
     }
 
     #[test]
     fn an_unbounded_window_is_the_coarsest_totals() {
         let w = Window::new(None, None);
-        assert_eq!(w.totals, vec![(migration::GRAINS[4], None, None)]);
+        assert_eq!(
+            w.totals,
+            vec![(migration::GRAINS[migration::GRAINS.len() - 1], None, None)]
+        );
         assert!(w.raw.is_empty());
     }
 
     #[test]
     fn a_ragged_window_is_coarse_inside_then_finer_at_the_edges() {
-        let (s, u) = (ts("2026-03-01T10:30:00Z"), ts("2026-03-05T04:15:00Z"));
+        let (s, u) = (ts("2026-03-01T10:27:00Z"), ts("2026-03-05T04:15:00Z"));
         let w = Window::new(Some(s), Some(u));
         let d = |x: &str| day_of(ts(x));
         let h = |x: &str| hour_of(ts(x));
+        let m10 = |x: &str| ts(x).timestamp() / 600;
         assert_eq!(
             w.totals,
             vec![
                 (
                     migration::GRAINS[0],
+                    Some(m10("2026-03-01T10:30:00Z")),
+                    Some(m10("2026-03-01T11:00:00Z"))
+                ),
+                (
+                    migration::GRAINS[0],
+                    Some(m10("2026-03-05T04:00:00Z")),
+                    Some(m10("2026-03-05T04:10:00Z"))
+                ),
+                (
+                    migration::GRAINS[1],
                     Some(h("2026-03-01T11:00:00Z")),
                     Some(h("2026-03-02T00:00:00Z"))
                 ),
                 (
-                    migration::GRAINS[0],
+                    migration::GRAINS[1],
                     Some(h("2026-03-05T00:00:00Z")),
                     Some(h("2026-03-05T04:00:00Z"))
                 ),
                 (
-                    migration::GRAINS[1],
+                    migration::GRAINS[2],
                     Some(d("2026-03-02T00:00:00Z")),
                     Some(d("2026-03-05T00:00:00Z"))
                 ),
             ]
         );
+        // The history tables are read for the minutes short of ten alone.
         assert_eq!(
             w.raw,
             vec![
-                (Some(s), Some(ts("2026-03-01T11:00:00Z"))),
-                (Some(ts("2026-03-05T04:00:00Z")), Some(u)),
+                (Some(s), Some(ts("2026-03-01T10:30:00Z"))),
+                (Some(ts("2026-03-05T04:10:00Z")), Some(u)),
             ]
         );
         assert_tiles(Some(s), Some(u));
@@ -722,7 +776,7 @@ mod tests {
         let (s, u) = (ts("2025-01-07T10:30:00Z"), ts("2026-11-20T04:15:00Z"));
         let w = Window::new(Some(s), Some(u));
         assert!(
-            w.totals.iter().any(|t| t.0 == migration::GRAINS[3]),
+            w.totals.iter().any(|t| t.0 == migration::GRAINS[4]),
             "{w:?}"
         );
         let buckets: i64 = w
@@ -742,10 +796,10 @@ mod tests {
         );
         assert!(w.raw.is_empty());
         assert!(
-            w.totals.iter().all(|t| t.0 == migration::GRAINS[1]),
+            w.totals.iter().all(|t| t.0 == migration::GRAINS[2]),
             "{w:?}"
         );
-        let (s, u) = (ts("2026-03-01T10:10:00Z"), ts("2026-03-01T11:20:00Z"));
+        let (s, u) = (ts("2026-03-01T10:11:00Z"), ts("2026-03-01T10:19:00Z"));
         let w = Window::new(Some(s), Some(u));
         assert!(w.totals.is_empty());
         assert_eq!(w.raw, vec![(Some(s), Some(u))]);
@@ -767,9 +821,9 @@ mod tests {
         let base = ts("2024-01-01T00:00:00Z").timestamp();
         for _ in 0..5000 {
             // Lengths from seconds to years, on and off bucket edges.
-            let scale = [60, 3600, 86_400, 8 * 86_400, 512 * 86_400][rng.index(5)];
+            let scale = [60, 600, 3600, 86_400, 8 * 86_400, 512 * 86_400][rng.index(6)];
             let at = |rng: &mut GameRng| {
-                let x = base + rng.index(1000) as i64 * scale / 7 + rng.index(3) as i64 * 1800;
+                let x = base + rng.index(1000) as i64 * scale / 7 + rng.index(3) as i64 * 300;
                 DateTime::from_timestamp(x, 0).expect("time")
             };
             let (a, b) = (at(&mut rng), at(&mut rng));
