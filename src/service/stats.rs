@@ -210,8 +210,7 @@ impl Stats {
                 _ => {}
             }
         }
-        if let Some(e) = w.raw_filter(&f) {
-            let e = &e;
+        if let Some(e) = &w.raw_filter(&f) {
             for (seats, variant, n) in stats::matches_by_size(db, e).await? {
                 *sizes.entry((seats, variant)).or_default() += n;
             }

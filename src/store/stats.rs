@@ -453,26 +453,25 @@ pub async fn game_totals(
     metrics: &[&'static str],
     by_size: &[&'static str],
 ) -> Result<Vec<(String, TotalRow)>, DbErr> {
-    // Written into the statement, not bound: the grouping repeats these
-    // expressions, and Postgres matches a grouped expression to the selected one
-    // only when they are the same text, which two bound parameters are not.
-    // They are the service's constants, never a caller's input.
-    let quoted = |list: &[&str]| {
-        list.iter()
-            .map(|m| format!("'{}'", m.replace('\'', "''")))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    // `by_size` is written into the statement, not bound: the grouping repeats
+    // the expressions that test it, and Postgres matches a grouped expression to
+    // the selected one only when they are the same text, which two bound
+    // parameters are not. Its names are the service's constants, never a
+    // caller's input.
     let sized = if by_size.is_empty() {
         "FALSE".to_owned()
     } else {
-        format!("metric IN ({})", quoted(by_size))
+        let names: Vec<String> = by_size
+            .iter()
+            .map(|m| format!("'{}'", m.replace('\'', "''")))
+            .collect();
+        format!("metric IN ({})", names.join(", "))
     };
     let seats = format!("CAST(CASE WHEN {sized} THEN seat_count ELSE 0 END AS BIGINT)");
     let variant = format!("CASE WHEN {sized} THEN variant ELSE '' END");
     let mut q = Query::select();
     q.from(t("stat_game_totals"))
-        .and_where(Expr::cust(format!("metric IN ({})", quoted(metrics))))
+        .and_where(Expr::col(t("metric")).is_in(metrics.iter().copied()))
         .cond_where(w.cond());
     if let Some(g) = &f.game {
         q.and_where(Expr::col(t("game")).eq(g.clone()));
