@@ -320,6 +320,84 @@ impl Api {
         opened
     }
 
+    /// Holds `player`'s stream of events with prompts
+    /// (`/players/me/events?prompt=true`) until `stop`, sending every prompt
+    /// frame's `data` (`{"match_id", "prompt"}`) to `prompts` and counting the
+    /// other frames as events; reopened from its last position if the server
+    /// ends it. Marks `opened` once it first opens.
+    pub async fn prompts(
+        &self,
+        player: &Player,
+        stop: &tokio::sync::watch::Receiver<bool>,
+        opened: &std::sync::atomic::AtomicUsize,
+        prompts: tokio::sync::mpsc::UnboundedSender<Value>,
+    ) {
+        let mut stop = stop.clone();
+        let mut last_id: Option<String> = None;
+        let mut first = true;
+        while !*stop.borrow() {
+            let mut req = self
+                .http
+                .get(format!("{}/players/me/events?prompt=true", self.base))
+                .bearer_auth(&player.token)
+                .header("Accept", "text/event-stream")
+                .timeout(Duration::from_secs(24 * 3600));
+            if let Some(id) = &last_id {
+                req = req.header("Last-Event-ID", id.as_str());
+            }
+            let mut resp = match req.send().await {
+                Ok(r) if r.status().is_success() => r,
+                Ok(r) => {
+                    self.stats.error(format!("stream {}", r.status().as_u16()));
+                    return;
+                }
+                Err(_) => {
+                    self.stats.error("stream transport".into());
+                    return;
+                }
+            };
+            if first {
+                opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                first = false;
+            }
+            let mut pending = String::new();
+            let mut name = String::new();
+            loop {
+                let chunk = tokio::select! {
+                    c = resp.chunk() => c,
+                    _ = stop.changed() => return,
+                };
+                let Ok(Some(bytes)) = chunk else { break };
+                pending.push_str(&String::from_utf8_lossy(&bytes));
+                let Some(cut) = pending.rfind('\n') else {
+                    continue;
+                };
+                let mut events = 0;
+                for line in pending[..cut].lines() {
+                    if let Some(id) = line.strip_prefix("id:") {
+                        last_id = Some(id.trim().to_owned());
+                    } else if let Some(n) = line.strip_prefix("event:") {
+                        name = n.trim().to_owned();
+                    } else if let Some(data) = line.strip_prefix("data:") {
+                        if name == "prompt" {
+                            if let Ok(v) = serde_json::from_str(data.trim()) {
+                                let _ = prompts.send(v);
+                            }
+                        } else {
+                            events += 1;
+                        }
+                    } else if line.is_empty() {
+                        name.clear();
+                    }
+                }
+                pending.drain(..=cut);
+                if events > 0 {
+                    self.stats.streamed(events);
+                }
+            }
+        }
+    }
+
     /// Submits a move; a 200 is counted as an accepted move.
     pub async fn submit(
         &self,

@@ -25,6 +25,13 @@
 //!   nothing long-polls the match (`GET /matches/{id}?after_version=N&wait=S`)
 //!   until it changes, rather than polling in a loop.
 //!
+//! `--drive seats` (main mode) plays as bots that never read: every player holds
+//! its stream of events with prompts (`/players/me/events?prompt=true`), and C
+//! clients submit a move for each prompt that says a player owes one, playing
+//! on from the move's answer (`Prefer: return=representation`) while the mover
+//! owes the next move too: one request per move. `--drive tables` (the default)
+//! is the one described above.
+//!
 //! `--subscribe player|match` keeps live event streams (Server-Sent Events) open
 //! through the drive and counts the events they receive: one
 //! `GET /players/me/events` stream per player, or one `GET /matches/{id}/events`
@@ -78,6 +85,10 @@ load: drives Malacca matches through a running Sealed Orders server
                         main: moves ask for the mover's next prompt in their answer
                         (`Prefer: return=representation`) and play from it rather than
                         read the match first (default on)
+  --drive tables|seats  main: tables: each client takes a match and plays its awaited seat,
+                        reading when the last answer did not carry that seat's prompt
+                        (default); seats: moves come from the players' prompt streams
+                        and the moves' answers, never from a read
   --run-id ID           prefix of the player names (default: from the time and pid)
 ";
 
@@ -121,6 +132,7 @@ struct Args {
     seed: u64,
     run_id: String,
     prefer_prompt: bool,
+    seats_drive: bool,
 }
 
 fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
@@ -247,6 +259,12 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
             None | Some("on") => true,
             Some("off") => false,
             Some(s) => return Err(format!("--prefer-prompt {s:?}: on or off")),
+        },
+        seats_drive: match get("drive").as_deref() {
+            None | Some("tables") => false,
+            Some("seats") if hot => return Err("--drive seats is for the main mode".into()),
+            Some("seats") => true,
+            Some(s) => return Err(format!("--drive {s:?}: tables or seats")),
         },
     }))
 }
@@ -759,6 +777,204 @@ async fn run_main(
 }
 
 // ---------------------------------------------------------------------------
+// Main mode, driven by the players' prompt streams
+
+/// What the seats drive's clients share.
+struct Seats {
+    api: Arc<Api>,
+    players: Arc<Vec<Player>>,
+    /// The last step each (match, player) moved at or is moving at: a prompt
+    /// of that step or an older one is stale (the stream repeats prompts).
+    moved: std::sync::Mutex<std::collections::HashMap<(String, usize), i64>>,
+    finished: std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl Seats {
+    /// Claims the prompt's move for its player: false when it owes none, or
+    /// the move is already made or being made.
+    fn claim(&self, id: &str, player: usize, prompt: &Value) -> Option<i64> {
+        if prompt.is_null() {
+            if let Ok(mut f) = self.finished.lock() {
+                f.insert(id.to_owned());
+            }
+            return None;
+        }
+        if prompt["your_turn"].as_bool() != Some(true) {
+            return None;
+        }
+        let step = prompt["step"].as_i64()?;
+        let mut moved = self.moved.lock().ok()?;
+        let last = moved.entry((id.to_owned(), player)).or_insert(-1);
+        if *last >= step {
+            return None;
+        }
+        *last = step;
+        Some(step)
+    }
+
+    /// Gives back a claim whose move was not accepted, so the prompt can be
+    /// played again.
+    fn unclaim(&self, id: &str, player: usize, step: i64) {
+        if let Ok(mut moved) = self.moved.lock()
+            && let Some(last) = moved.get_mut(&(id.to_owned(), player))
+            && *last == step
+        {
+            *last = step - 1;
+        }
+    }
+
+    /// Plays the prompt, and on from each answer while the mover owes the next
+    /// move too.
+    async fn play(&self, id: &str, player: usize, mut prompt: Value, rng: &mut Rng) {
+        let mut failures = 0;
+        while let Some(step) = self.claim(id, player, &prompt) {
+            let Some(action) = prompt["legal"]
+                .as_array()
+                .and_then(|legal| legal::sample(legal, rng))
+            else {
+                self.api.stats.error("generator no-legal-move".into());
+                return;
+            };
+            let answer = self
+                .api
+                .submit(id, &self.players[player], step, action)
+                .await;
+            match answer {
+                Some(a) if a.ok() => {
+                    failures = 0;
+                    match a.body.get("prompt") {
+                        Some(next) => prompt = next.clone(),
+                        None => return,
+                    }
+                }
+                _ => {
+                    self.unclaim(id, player, step);
+                    failures += 1;
+                    if failures >= 5 {
+                        eprintln!("load: giving up a move of match {id} after 5 failures");
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10 * failures)).await;
+                }
+            }
+        }
+    }
+}
+
+async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) -> Option<Report> {
+    let t = Instant::now();
+    let slots = start_matches(&api, &players, &args, args.matches).await;
+    println!(
+        "setup: {} of {} matches created and started in {:.1} s ({} seats, {} rounds); seats drive",
+        slots.len(),
+        args.matches,
+        t.elapsed().as_secs_f64(),
+        args.seats,
+        args.rounds
+    );
+    if slots.is_empty() {
+        return None;
+    }
+    let total = slots.len();
+    let seats = Arc::new(Seats {
+        api: api.clone(),
+        players: players.clone(),
+        moved: Default::default(),
+        finished: Default::default(),
+    });
+    // Every prompt, tagged with its player, into one queue the clients share.
+    let (owed, queue) = tokio::sync::mpsc::unbounded_channel::<(usize, Value)>();
+    let queue = Arc::new(tokio::sync::Mutex::new(queue));
+    let stop = tokio::sync::watch::channel(false).0;
+    let opened = Arc::new(AtomicUsize::new(0));
+    let mut streams = tokio::task::JoinSet::new();
+    for (i, p) in players.iter().enumerate() {
+        let (api, p, stop, opened, owed) = (
+            api.clone(),
+            p.clone(),
+            stop.subscribe(),
+            opened.clone(),
+            owed.clone(),
+        );
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+        streams.spawn(async move {
+            let tag = async move {
+                while let Some(v) = rx.recv().await {
+                    let _ = owed.send((i, v));
+                }
+            };
+            tokio::join!(api.prompts(&p, &stop, &opened, tx), tag);
+        });
+    }
+    drop(owed);
+    let until = Instant::now() + Duration::from_secs(30);
+    while opened.load(Ordering::Relaxed) < players.len() && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!(
+        "prompt streams: {} of {} open",
+        opened.load(Ordering::Relaxed),
+        players.len()
+    );
+    let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
+    api.stats.drive_begins();
+    let from_us = api.stats.now_us();
+    let first_finish = Arc::new(AtomicU64::new(u64::MAX));
+    let mut clients = tokio::task::JoinSet::new();
+    for c in 0..args.clients {
+        let (seats, queue, first_finish) = (seats.clone(), queue.clone(), first_finish.clone());
+        let mut rng = Rng::new(args.seed.wrapping_mul(1_000_003).wrapping_add(c as u64));
+        clients.spawn(async move {
+            loop {
+                let next = queue.lock().await.recv().await;
+                let Some((player, data)) = next else { return };
+                let Some(id) = data["match_id"].as_str() else {
+                    continue;
+                };
+                seats
+                    .play(id, player, data["prompt"].clone(), &mut rng)
+                    .await;
+                if seats
+                    .finished
+                    .lock()
+                    .map(|f| !f.is_empty())
+                    .unwrap_or(false)
+                {
+                    first_finish.fetch_min(seats.api.stats.now_us(), Ordering::Relaxed);
+                }
+            }
+        });
+    }
+    loop {
+        let done = seats.finished.lock().map(|f| f.len()).unwrap_or(0);
+        if done >= total || Instant::now() >= deadline {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let to_us = api.stats.now_us();
+    let _ = stop.send(true);
+    clients.abort_all();
+    while clients.join_next().await.is_some() {}
+    streams.abort_all();
+    while streams.join_next().await.is_some() {}
+    let finished = seats.finished.lock().map(|f| f.len()).unwrap_or(0);
+    let first = first_finish.load(Ordering::Relaxed).min(to_us);
+    Some(Report {
+        label: format!("{total} matches active at once, seats drive"),
+        from_us,
+        to_us,
+        steady: Some((from_us, first)),
+        finished,
+        abandoned: 0,
+        unfinished: total - finished,
+        extra_reads: 0,
+        drive_secs: (to_us - from_us) as f64 / 1e6,
+        cpu: api.stats.drive_cpu(),
+    })
+}
+
+// ---------------------------------------------------------------------------
 // Hot mode
 
 /// What every client of one hot match shares.
@@ -970,7 +1186,7 @@ async fn run(args: Args) -> i32 {
         stats.clone(),
     ) {
         Ok(mut a) => {
-            a.prefer_prompt = args.prefer_prompt && args.mode == Mode::Main;
+            a.prefer_prompt = (args.prefer_prompt || args.seats_drive) && args.mode == Mode::Main;
             Arc::new(a)
         }
         Err(e) => {
@@ -979,8 +1195,9 @@ async fn run(args: Args) -> i32 {
         }
     };
     println!(
-        "load: mode={:?} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
+        "load: mode={:?} drive={} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
         args.mode,
+        if args.seats_drive { "seats" } else { "tables" },
         args.clients,
         args.matches,
         args.seats,
@@ -1018,6 +1235,7 @@ async fn run(args: Args) -> i32 {
         }
     }
     let report = match args.mode {
+        Mode::Main if args.seats_drive => run_seats(api.clone(), players, args.clone()).await,
         Mode::Main => run_main(api.clone(), players, args.clone(), &subs).await,
         Mode::Hot => run_hot(api.clone(), players, args.clone(), &subs).await,
     };
