@@ -95,7 +95,22 @@ pub struct Settings {
     /// Milliseconds without a word from another replica before a replica
     /// takes itself for the only one (`REPLICA_SILENCE_MS`).
     pub replica_silence_ms: u64,
+    /// The most moves of different matches written in one statement and one
+    /// commit (`MOVE_BATCH`, plain Postgres); 1 writes every move alone.
+    pub move_batch: u64,
+    /// How many such statements may be in flight at once (`MOVE_WRITERS`):
+    /// moves that arrive while all are busy wait and go together in the next.
+    pub move_writers: u64,
+    /// Microseconds a writer waits for more moves after the first before it
+    /// sends (`MOVE_BATCH_WAIT_US`); 0 sends what has arrived at once.
+    pub move_batch_wait_us: u64,
 }
+
+/// Moves a commit may carry: more than a two-core server gathers while one
+/// statement is in flight.
+pub const DEFAULT_MOVE_BATCH: u64 = 32;
+/// Statements of moves in flight at once: one executing while the next gathers.
+pub const DEFAULT_MOVE_WRITERS: u64 = 2;
 
 /// Half a minute: every replica speaks at least every ten seconds.
 pub const DEFAULT_REPLICA_SILENCE_MS: u64 = 30_000;
@@ -439,6 +454,9 @@ impl Settings {
             move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
             match_reads: var("MATCH_READS").unwrap_or_else(|| "auto".to_owned()),
             replica_silence_ms: whole("REPLICA_SILENCE_MS", DEFAULT_REPLICA_SILENCE_MS)?,
+            move_batch: whole("MOVE_BATCH", DEFAULT_MOVE_BATCH)?.clamp(1, 1_000),
+            move_writers: whole("MOVE_WRITERS", DEFAULT_MOVE_WRITERS)?.clamp(1, 64),
+            move_batch_wait_us: whole("MOVE_BATCH_WAIT_US", 0)?.min(100_000),
         };
         settings.check()?;
         Ok(settings)

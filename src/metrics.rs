@@ -1,7 +1,8 @@
 //! Prometheus metrics, per process: each replica is scraped on its own.
 
 use prometheus::{
-    Encoder, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts,
+    Registry, TextEncoder,
 };
 
 /// The server's metrics, registered in a registry of its own (not the global one),
@@ -19,6 +20,16 @@ pub struct Metrics {
     pub password_hashes: IntGaugeVec,
     /// The parsed-state cache: `entries` and `bytes` (its weight).
     pub match_cache: IntGaugeVec,
+    /// One-statement moves by how they were written: `alone`, `batched` (with
+    /// others, one commit), `refused_batch` (in a batch refused as a whole, then
+    /// written alone).
+    pub move_writes: IntCounterVec,
+    /// Statements that wrote more than one move.
+    pub move_batches: IntCounter,
+    /// 1 while a match read answers from the kept snapshot without asking the
+    /// database (this replica takes itself for the only one and hears every
+    /// change), 0 while every read asks.
+    pub reads_from_snapshots: IntGauge,
 }
 
 impl Metrics {
@@ -81,6 +92,21 @@ impl Metrics {
             ),
             &["measure"],
         )?;
+        let move_writes = IntCounterVec::new(
+            Opts::new(
+                "move_writes_total",
+                "One-statement moves by how they were written: alone, batched, refused_batch.",
+            ),
+            &["how"],
+        )?;
+        let move_batches = IntCounter::new(
+            "move_batches_total",
+            "Statements that wrote several moves in one commit.",
+        )?;
+        let reads_from_snapshots = IntGauge::new(
+            "reads_from_snapshots",
+            "1 while match reads answer from kept snapshots without asking the database, else 0.",
+        )?;
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
@@ -91,6 +117,9 @@ impl Metrics {
             Box::new(webhook_attempts.clone()),
             Box::new(password_hashes.clone()),
             Box::new(match_cache.clone()),
+            Box::new(move_writes.clone()),
+            Box::new(move_batches.clone()),
+            Box::new(reads_from_snapshots.clone()),
         ] {
             registry.register(c)?;
         }
@@ -105,6 +134,9 @@ impl Metrics {
             webhook_attempts,
             password_hashes,
             match_cache,
+            move_writes,
+            move_batches,
+            reads_from_snapshots,
         })
     }
 

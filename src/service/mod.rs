@@ -48,6 +48,7 @@ pub mod lifecycle;
 pub mod lobby;
 pub mod models;
 pub mod moderation;
+pub mod move_writer;
 pub mod moves;
 pub mod notifications;
 pub mod oauth;
@@ -256,8 +257,25 @@ impl Services {
             stale_lobby,
             invitation_ttl,
         }));
+        // Many moves, one commit: where moves are one statement with arrays
+        // (plain Postgres; Citus keeps a move to one shard, alone).
+        let writer = match (&move_db, move_lists) {
+            (Some(pool), MoveLists::Arrays) if settings.move_batch > 1 => {
+                Some(move_writer::MoveWriter::start(
+                    pool.clone(),
+                    move_writer::Batching {
+                        most: settings.move_batch as usize,
+                        writers: settings.move_writers as usize,
+                        wait: Duration::from_micros(settings.move_batch_wait_us),
+                    },
+                    metrics.clone(),
+                ))
+            }
+            _ => None,
+        };
         let moves = Arc::new(moves::Moves::new(moves::MovesParts {
             db: db.clone(),
+            writer,
             // Postgres: a move is one statement outside a transaction;
             // SQLite is in-process, where a transaction costs no round trips.
             one_statement: across_replicas,
@@ -397,6 +415,7 @@ impl Services {
             metrics,
             snapshots,
             accounts.clone(),
+            records.clone(),
         ));
         Self {
             games,

@@ -20,6 +20,7 @@ use crate::service::lifecycle::{
     ACTIVE, event_rows, forfeited_seats, not_found, record_events, seed_of,
 };
 use crate::service::models::MoveReceipt;
+use crate::service::move_writer::MoveWriter;
 use crate::service::outcome::final_outcome;
 use crate::service::play::{Author, Play, record_move};
 use crate::service::records::Records;
@@ -76,6 +77,9 @@ pub struct MovesParts {
     pub one_statement: bool,
     pub move_db: Option<DatabaseConnection>,
     pub move_lists: MoveLists,
+    /// Gathers one-statement moves into batches, one commit each (plain
+    /// Postgres); without it each move is written alone.
+    pub writer: Option<MoveWriter>,
     pub clock: Arc<dyn Clock>,
     pub games: Arc<Games>,
     pub records: Arc<Records>,
@@ -97,6 +101,7 @@ pub struct Moves {
     move_db: Option<DatabaseConnection>,
     /// How that statement writes its lists (VALUES on Citus).
     move_lists: MoveLists,
+    writer: Option<MoveWriter>,
     clock: Arc<dyn Clock>,
     games: Arc<Games>,
     records: Arc<Records>,
@@ -113,6 +118,7 @@ impl Moves {
             one_statement_moves: p.one_statement,
             move_db: p.move_db,
             move_lists: p.move_lists,
+            writer: p.writer,
             clock: p.clock,
             games: p.games,
             records: p.records,
@@ -238,23 +244,31 @@ impl Moves {
             (_, None) => store::move_write::DeadlineWrite::Clear,
         };
         let events = event_rows(&after, &record.events, now);
-        let written = store::move_write::write_move(
-            self.move_db.as_ref().unwrap_or(&self.db),
-            &store::move_write::MoveWrite {
-                before_version: m.version,
-                after: &after,
-                deadline,
-                mv: &record.row,
-                reveal: record.reveal,
-                events: &events,
-                rounds: &record.rounds,
-            },
-            self.move_lists,
-        )
-        .await?;
+        let rows = store::move_write::MoveRows {
+            before_version: m.version,
+            after,
+            deadline,
+            mv: record.row,
+            reveal: record.reveal,
+            events,
+            rounds: record.rounds,
+        };
+        let (rows, written) = match &self.writer {
+            Some(writer) => writer.write(rows).await?,
+            None => {
+                let written = store::move_write::write_move(
+                    self.move_db.as_ref().unwrap_or(&self.db),
+                    &rows.write(),
+                    self.move_lists,
+                )
+                .await?;
+                (rows, written)
+            }
+        };
         if written == store::move_write::Written::Stale {
             return Ok(None);
         }
+        let store::move_write::MoveRows { after, mv, .. } = rows;
         let text_len = after.state.as_ref().map_or(0, String::len);
         let mut kept = Snapshot::new(
             after,
@@ -267,14 +281,14 @@ impl Moves {
         let receipt = MoveReceipt {
             prompt: None,
             match_id: id,
-            step: record.row.step,
+            step: mv.step,
             seat,
             action,
-            completes_step: record.row.completes_step,
+            completes_step: mv.completes_step,
             version: kept.row.version,
             accepted_at: now,
-            commitment: record.row.commitment.clone(),
-            nonce: record.row.nonce.clone(),
+            commitment: mv.commitment.clone(),
+            nonce: mv.nonce.clone(),
         };
         let kept = Arc::new(kept);
         self.snapshots.put(kept.clone());

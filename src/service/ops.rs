@@ -8,6 +8,7 @@ use crate::metrics::Metrics;
 use crate::service::accounts::Accounts;
 use crate::service::error::{Error, Result};
 use crate::service::hub::Hub;
+use crate::service::records::Records;
 use crate::service::snapshots::SnapshotCache;
 
 /// Metrics and readiness.
@@ -17,6 +18,7 @@ pub struct Ops {
     metrics: Arc<Metrics>,
     snapshots: SnapshotCache,
     accounts: Arc<Accounts>,
+    records: Arc<Records>,
 }
 
 impl Ops {
@@ -26,6 +28,7 @@ impl Ops {
         metrics: Arc<Metrics>,
         snapshots: SnapshotCache,
         accounts: Arc<Accounts>,
+        records: Arc<Records>,
     ) -> Self {
         Self {
             db,
@@ -33,6 +36,7 @@ impl Ops {
             metrics,
             snapshots,
             accounts,
+            records,
         }
     }
 
@@ -70,6 +74,9 @@ impl Ops {
         let cache = &self.metrics.match_cache;
         cache.with_label_values(&["entries"]).set(entries as i64);
         cache.with_label_values(&["bytes"]).set(bytes as i64);
+        self.metrics
+            .reads_from_snapshots
+            .set(i64::from(self.records.reads_from_snapshots()));
         Ok(self.metrics.render())
     }
 

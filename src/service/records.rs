@@ -113,11 +113,17 @@ impl Records {
         self.snapshots.put(Arc::new(snap));
     }
 
+    /// Whether a read now answers from the kept snapshot without asking the
+    /// database for the version (this replica hears of every change).
+    pub fn reads_from_snapshots(&self) -> bool {
+        self.notified_reads && self.hub.hears_every_change()
+    }
+
     /// The match as of its latest version: the kept snapshot when the database
     /// says it is current (one primary-key read), else read whole and kept.
     pub(super) async fn snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, Error> {
         if let Some(kept) = self.snapshots.get(id).filter(|s| s.names_fresh()) {
-            if self.notified_reads && self.hub.hears_every_change() {
+            if self.reads_from_snapshots() {
                 return Ok(kept);
             }
             match store::matches::match_version(&self.db, id).await? {

@@ -11,6 +11,9 @@
 //!   coordinator and would make every move a two-phase commit.
 //! - [`move_statements`] and [`insert_events_statement`]: plain `INSERT`s for a
 //!   transaction (SQLite, and the locked path on every database).
+//! - [`write_moves`]: many moves of different matches in one statement and one
+//!   commit (plain Postgres), every value of every row bound as an array: one
+//!   text for any number and shape of moves.
 //!
 //! Parameters are numbered as they are bound, by the one loop that writes the
 //! text, so a text and its values cannot disagree; a test checks every form for
@@ -348,6 +351,31 @@ pub struct MoveWrite<'a> {
     pub rounds: &'a [RoundRows],
 }
 
+/// A move's rows, owned: what a writer of many moves is handed and hands back.
+pub struct MoveRows {
+    pub before_version: i64,
+    pub after: matches::Model,
+    pub deadline: DeadlineWrite,
+    pub mv: moves::Model,
+    pub reveal: bool,
+    pub events: Vec<NewEvent>,
+    pub rounds: Vec<RoundRows>,
+}
+
+impl MoveRows {
+    pub fn write(&self) -> MoveWrite<'_> {
+        MoveWrite {
+            before_version: self.before_version,
+            after: &self.after,
+            deadline: self.deadline,
+            mv: &self.mv,
+            reveal: self.reveal,
+            events: &self.events,
+            rounds: &self.rounds,
+        }
+    }
+}
+
 /// How [`write_move`] ended.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Written {
@@ -462,6 +490,143 @@ impl<'a> Built<'a> {
             alias.join(", "),
         ));
     }
+}
+
+impl<'a> Built<'a> {
+    /// `, <part> AS (INSERT INTO <table> (…) SELECT … FROM unnest(…) WITH
+    /// ORDINALITY AS x(…) JOIN m ON m.id = x.match_id ORDER BY x.o)`: the rows
+    /// of many moves, every column bound from the rows, kept only for the
+    /// matches the statement's part `m` updated.
+    fn joined<R>(&mut self, t: &Table<R>, rows: &[&'a R]) {
+        let names: Vec<&str> = t.columns.iter().map(|c| c.name).collect();
+        let mut unnest = Vec::new();
+        for c in t.columns {
+            let values = rows.iter().map(|r| (c.value)(r)).collect();
+            let p = self.param(Bind::Array(c.ty, values));
+            unnest.push(format!("{p}::{}[]", c.ty.sql()));
+        }
+        let select: Vec<String> = names.iter().map(|n| format!("x.{n}")).collect();
+        self.part(t.part);
+        self.sql.push_str(&format!(
+            "INSERT INTO {} ({}) SELECT {} FROM unnest({}) WITH ORDINALITY AS x({}, o) \
+             JOIN m ON m.id = x.match_id ORDER BY x.o)",
+            t.name,
+            names.join(", "),
+            select.join(", "),
+            unnest.join(", "),
+            names.join(", "),
+        ));
+    }
+
+    /// Binds the values `f` takes from each move as one array.
+    fn each<W>(&mut self, ws: &'a [W], ty: Ty, f: impl Fn(&'a W) -> V<'a>) -> String {
+        let p = self.param(Bind::Array(ty, ws.iter().map(f).collect()));
+        format!("{p}::{}[]", ty.sql())
+    }
+}
+
+/// The statement of many moves, each of a different match: the match rows are
+/// updated where each is still at the version its move was checked against, and
+/// every other row is inserted only for a match so updated, so a stale move
+/// writes nothing and the others are written. It answers the matches written.
+/// The text is the same for any number of moves of any shape (one prepared
+/// statement); `matches.id = ANY($1)` gives the update its index scan whatever
+/// the planner guesses of the arrays' lengths.
+fn batch_statement<'a>(ws: &'a [MoveWrite<'a>]) -> Built<'a> {
+    let mut b = Built::default();
+    let ids = b.each(ws, Ty::Uuid, |w| V::Uuid(Some(w.after.id)));
+    let head = [
+        b.each(ws, Ty::Int8, |w| V::Int8(Some(w.before_version))),
+        b.each(ws, Ty::Int8, |w| V::Int8(Some(w.after.version))),
+        b.each(ws, Ty::Int8, |w| V::Int8(Some(w.after.step))),
+        b.each(ws, Ty::Text, |w| V::Text(w.after.state.as_deref())),
+        b.each(ws, Ty::Time, |w| V::Time(Some(w.after.updated_at))),
+        b.each(ws, Ty::Time, |w| V::Time(w.after.step_started_at)),
+        b.each(ws, Ty::Time, |w| V::Time(w.after.deadline_at)),
+    ];
+    b.part("i");
+    b.sql.push_str(&format!(
+        "SELECT * FROM unnest({ids}, {}) \
+         AS i(id, before, after, step, state, updated_at, step_started_at, deadline_at))",
+        head.join(", ")
+    ));
+    b.part("m");
+    b.sql.push_str(&format!(
+        "UPDATE matches SET version = i.after, step = i.step, state = i.state, \
+           updated_at = i.updated_at, step_started_at = i.step_started_at, \
+           deadline_at = i.deadline_at \
+         FROM i WHERE matches.id = ANY({ids}) AND matches.id = i.id \
+           AND matches.version = i.before \
+         RETURNING matches.id)"
+    ));
+    let mvs: Vec<&moves::Model> = ws.iter().map(|w| w.mv).collect();
+    b.joined(&MOVES, &mvs);
+    let revealing: Vec<&MoveWrite<'a>> = ws.iter().filter(|w| w.reveal).collect();
+    let p = b.param(Bind::Array(
+        Ty::Uuid,
+        revealing
+            .iter()
+            .map(|w| V::Uuid(Some(w.after.id)))
+            .collect(),
+    ));
+    b.part("rv");
+    b.sql.push_str(&format!(
+        "UPDATE moves SET revealed = true FROM m \
+         WHERE moves.match_id = ANY({p}::uuid[]) AND moves.match_id = m.id \
+           AND NOT moves.revealed AND NOT moves.private_until_end)"
+    ));
+    let set: Vec<(Uuid, DateTime<Utc>)> = ws
+        .iter()
+        .filter_map(|w| match w.deadline {
+            DeadlineWrite::Set(at) => Some((w.after.id, at)),
+            _ => None,
+        })
+        .collect();
+    let set_ids = b.param(Bind::Array(
+        Ty::Uuid,
+        set.iter().map(|(id, _)| V::Uuid(Some(*id))).collect(),
+    ));
+    let set_at = b.param(Bind::Array(
+        Ty::Time,
+        set.iter().map(|(_, at)| V::Time(Some(*at))).collect(),
+    ));
+    b.part("ds");
+    b.sql.push_str(&format!(
+        "INSERT INTO match_deadlines (match_id, due_at) \
+         SELECT x.id, x.due FROM unnest({set_ids}::uuid[], {set_at}::timestamptz[]) AS x(id, due) \
+         JOIN m ON m.id = x.id \
+         ON CONFLICT (match_id) DO UPDATE SET due_at = excluded.due_at)"
+    ));
+    let cleared = b.param(Bind::Array(
+        Ty::Uuid,
+        ws.iter()
+            .filter(|w| w.deadline == DeadlineWrite::Clear)
+            .map(|w| V::Uuid(Some(w.after.id)))
+            .collect(),
+    ));
+    b.part("dc");
+    b.sql.push_str(&format!(
+        "DELETE FROM match_deadlines d USING m \
+         WHERE d.match_id = ANY({cleared}::uuid[]) AND d.match_id = m.id)"
+    ));
+    let events: Vec<&NewEvent> = ws.iter().flat_map(|w| w.events).collect();
+    let rounds: Vec<&rounds::Model> = ws.iter().flat_map(|w| w.rounds).map(|r| &r.round).collect();
+    let seats: Vec<&round_seats::Model> = ws
+        .iter()
+        .flat_map(|w| w.rounds)
+        .flat_map(|r| &r.seats)
+        .collect();
+    let ledger: Vec<&ledger::Model> = ws
+        .iter()
+        .flat_map(|w| w.rounds)
+        .flat_map(|r| &r.ledger)
+        .collect();
+    b.joined(&EVENTS, &events);
+    b.joined(&ROUNDS, &rounds);
+    b.joined(&ROUND_SEATS, &seats);
+    b.joined(&LEDGER, &ledger);
+    b.sql.push_str(" SELECT id FROM m");
+    b
 }
 
 /// The one statement of a move: its text and parameters. Parameters 1–9 are the
@@ -605,6 +770,63 @@ pub async fn write_move(
         };
     }
     written(q.execute(db.get_postgres_connection_pool()).await)
+}
+
+/// How [`write_moves`] ended, when the database answered.
+#[derive(Debug, PartialEq, Eq)]
+pub enum BatchWritten {
+    /// Committed: each move's outcome, in the order given.
+    Each(Vec<Written>),
+    /// Nothing written: a unique index refused one of the moves, or the batch
+    /// met another writer's in a deadlock. Write each alone to learn which.
+    Refused,
+}
+
+/// Writes many moves, each of a different match, as one statement outside any
+/// transaction: one round trip and one commit for all of them. A move whose
+/// match moved past its version is [`Written::Stale`] and writes nothing; the
+/// others are written (plain Postgres; see [`batch_statement`]).
+pub async fn write_moves(
+    db: &DatabaseConnection,
+    ws: &[MoveWrite<'_>],
+) -> Result<BatchWritten, DbErr> {
+    use sea_orm::sqlx::Row;
+    let built = batch_statement(ws);
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(built.sql));
+    for b in built.binds {
+        q = match b {
+            Bind::One(v) => bind_one(q, v),
+            Bind::Array(ty, values) => bind_array(q, ty, values),
+        };
+    }
+    match q.fetch_all(db.get_postgres_connection_pool()).await {
+        Ok(rows) => {
+            let written: std::collections::HashSet<Uuid> = rows
+                .iter()
+                .map(|r| r.try_get::<Uuid, _>(0))
+                .collect::<Result<_, _>>()
+                .map_err(|e| DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e))))?;
+            Ok(BatchWritten::Each(
+                ws.iter()
+                    .map(|w| {
+                        if written.contains(&w.after.id) {
+                            Written::Done
+                        } else {
+                            Written::Stale
+                        }
+                    })
+                    .collect(),
+            ))
+        }
+        Err(sqlx::Error::Database(e))
+            // 23505: a unique index (an idempotency key used before); 40P01: a
+            // deadlock with another batch holding some of the same matches.
+            if matches!(e.code().as_deref(), Some("23505" | "40P01")) =>
+        {
+            Ok(BatchWritten::Refused)
+        }
+        Err(e) => Err(DbErr::Exec(sea_orm::RuntimeErr::SqlxError(Arc::new(e)))),
+    }
 }
 
 /// What a unique index or the version guard refusing the move means: somebody
@@ -842,6 +1064,98 @@ mod tests {
         assert_eq!(texts(1, &[]), texts(5, &[]));
         assert_eq!(texts(2, &[(1, 2, 0)]), texts(4, &[(1, 3, 3), (2, 3, 1)]));
         assert_ne!(texts(1, &[]), texts(1, &[(1, 2, 0)]));
+    }
+
+    /// The statement of many moves has one text whatever their number and
+    /// shape, numbers its parameters without a gap, binds one array element a
+    /// row (or a move, for the head), and inserts every table's rows only for
+    /// the matches it updated.
+    #[test]
+    fn the_batch_has_one_text_for_any_moves_and_one_element_a_row() {
+        let rows: Vec<matches::Model> = (0..3)
+            .map(|_| matches::Model {
+                id: Uuid::now_v7(),
+                ..a_match()
+            })
+            .collect();
+        let moves: Vec<moves::Model> = rows.iter().map(|r| a_move(r.id)).collect();
+        let events: Vec<Vec<NewEvent>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (0..i + 1).map(|n| an_event(r.id, n)).collect())
+            .collect();
+        let rounds: Vec<Vec<RoundRows>> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (0..i).map(|n| a_round(r.id, n as i32, 3, n)).collect())
+            .collect();
+        let deadlines = [
+            DeadlineWrite::Keep,
+            DeadlineWrite::Set(at()),
+            DeadlineWrite::Clear,
+        ];
+        let writes: Vec<MoveWrite> = (0..3)
+            .map(|i| MoveWrite {
+                before_version: 8,
+                after: &rows[i],
+                deadline: deadlines[i],
+                mv: &moves[i],
+                reveal: i == 1,
+                events: &events[i],
+                rounds: &rounds[i],
+            })
+            .collect();
+        let all = batch_statement(&writes);
+        let one = batch_statement(&writes[..1]);
+        assert_eq!(all.sql, one.sql);
+        assert_eq!(
+            placeholders(&all.sql),
+            (1..=all.binds.len()).collect::<Vec<_>>()
+        );
+        let lengths: Vec<usize> = all
+            .binds
+            .iter()
+            .map(|b| match b {
+                Bind::Array(ty, values) => {
+                    assert!(values.iter().all(|v| v.ty() == *ty));
+                    values.len()
+                }
+                Bind::One(_) => panic!("a value bound alone: {}", all.sql),
+            })
+            .collect();
+        let per_table = |columns: usize, n: usize| vec![n; columns];
+        let expected: Vec<usize> = [
+            vec![3; 8],
+            per_table(MOVES.columns.len(), 3),
+            vec![1],
+            vec![1, 1],
+            vec![1],
+            per_table(EVENTS.columns.len(), 6),
+            per_table(ROUNDS.columns.len(), 3),
+            per_table(ROUND_SEATS.columns.len(), 9),
+            per_table(LEDGER.columns.len(), 1),
+        ]
+        .concat();
+        assert_eq!(lengths, expected);
+        for t in [
+            MOVES.name,
+            EVENTS.name,
+            ROUNDS.name,
+            ROUND_SEATS.name,
+            LEDGER.name,
+        ] {
+            let at = all
+                .sql
+                .find(&format!("INSERT INTO {t} "))
+                .unwrap_or_else(|| panic!("{t}"));
+            let part = &all.sql[at..];
+            let end = part.find("ORDER BY x.o)").expect("the part's end");
+            assert!(
+                part[..end].contains("JOIN m ON m.id = x.match_id"),
+                "{t}: {}",
+                all.sql
+            );
+        }
     }
 
     /// The transaction form inserts every column of each table, with one value

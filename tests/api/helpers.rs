@@ -116,6 +116,9 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         // the suite reads through what it keeps (the replica tests run separate
         // processes, with the default).
         replica_silence_ms: 0,
+        move_batch: sealed_orders::config::DEFAULT_MOVE_BATCH,
+        move_writers: sealed_orders::config::DEFAULT_MOVE_WRITERS,
+        move_batch_wait_us: 0,
     };
     let guard = match std::env::var("TEST_DATABASE_URL")
         .ok()

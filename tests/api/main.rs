@@ -7,6 +7,7 @@ mod helpers;
 mod account;
 mod amend;
 mod async_play;
+mod batches;
 mod chat;
 mod clocks;
 mod clubs;
