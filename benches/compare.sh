@@ -24,6 +24,10 @@
 #   PREFER_PROMPT     on: main-mode moves ask for the mover's next prompt in their
 #                     answer (`Prefer: return=representation`) and play from it without
 #                     a read; off: read before every move, as clients did before [on]
+#   DRIVE             main drive: tables (each client plays the awaited seat of one
+#                     match at a time, reading when the last answer did not carry
+#                     that seat's prompt) or seats (the players' prompt streams and
+#                     the moves' answers say what to play: one request per move) [tables]
 #   PORT              the server's port [a free one between 20000 and 39999]
 #   KEEP_DB=1         keep the server's database afterwards (dropped by default)
 #   COUNT_QUERIES=N   afterwards, a separate small run (N matches, 1 client) on its own
@@ -112,14 +116,45 @@ start_server() {
     HOST=127.0.0.1 PORT=$PORT LOG_FORMAT=json RUST_LOG=warn \
     "$WORK/sealed-orders" >"$log" 2>&1 &
   SERVER_PID=$!
+  local ready=
   for _ in $(seq 1 200); do
-    curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && return 0
+    curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && { ready=1; break; }
     kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.1
   done
-  echo "the server did not become ready; its log:" >&2
-  tail -n 20 "$log" >&2
-  exit 1
+  if [ -z "$ready" ]; then
+    echo "the server did not become ready; its log:" >&2
+    tail -n 20 "$log" >&2
+    exit 1
+  fi
+  wait_for_snapshot_reads "$url"
+}
+
+# A lone replica answers match reads from what it keeps once it has heard from
+# no other for REPLICA_SILENCE_MS (30 s by default): the state a deployment of
+# one replica runs in. The drive starts in it, not in the first half minute.
+wait_for_snapshot_reads() { # URL
+  case "$1 ${SERVER_ENV:-}" in
+    *CITUS_SHARD_COUNT*|*5440*|*MATCH_READS=checked*)
+      echo "reads: every read asks the database for the version (Citus, or MATCH_READS=checked)"
+      return 0 ;;
+  esac
+  local t0=$SECONDS
+  for _ in $(seq 1 600); do
+    if curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q '^sealed_orders_reads_from_snapshots 1'; then
+      echo "reads: answered from the replica's snapshots after $((SECONDS - t0)) s of waiting"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "reads: still asking the database after $((SECONDS - t0)) s (another replica is heard of?)"
+}
+
+# The server's counters of how moves were written: alone, in batches.
+move_writes() {
+  curl -sf "http://127.0.0.1:$PORT/metrics" |
+    sed -n 's/^sealed_orders_move_writes_total{how="\([a-z_]*\)"} \([0-9]*\)/\1=\2/p;s/^sealed_orders_move_batches_total \([0-9]*\)/batches=\1/p' |
+    tr '\n' ' '
 }
 
 stop_server() {
@@ -179,7 +214,8 @@ start_server "$DB" "$WORK/server.log"
 echo "server pid $SERVER_PID, log $WORK/server.log"
 
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
-MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+MAIN=$(load --drive "${DRIVE:-tables}" --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+echo "move writes: $(move_writes)"
 
 if [ "$CITUS" = 1 ]; then
   stop_server
