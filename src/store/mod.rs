@@ -73,12 +73,23 @@ pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> 
     Ok(Database::connect(opts).await?)
 }
 
+/// The session settings of the move pool (see [`connect_for_moves`]).
+const MOVE_SESSION: &str = "-c plan_cache_mode=force_generic_plan -c enable_seqscan=off";
+
 /// A second, smaller pool for the one-statement move on plain Postgres, whose
 /// sessions use generic plans (`plan_cache_mode=force_generic_plan`): the
 /// statement's text is fixed per shape, so it is planned once per connection
 /// instead of at every move (custom plans cost Postgres about 6 % of its CPU per
 /// move). Every other query keeps Postgres's own choice on the main pool, where
 /// a listing's plan may rightly depend on its parameters.
+///
+/// Its sessions also turn sequential scans off (`enable_seqscan=off`): a
+/// generic plan is made once, at a connection's first move, from the tables'
+/// statistics then, and a fresh server's first moves meet nearly empty
+/// tables, for which scanning beats an index. Kept for the connection's life,
+/// such a plan read every move of every match at each batch that revealed a
+/// step (docs/decisions.md, "Many moves, one commit"). Every part of the move
+/// statements reaches its rows by an index on the match.
 pub async fn connect_for_moves(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
     let mut url = url::Url::parse(&settings.database_url)?;
     let given: Option<String> = url
@@ -86,8 +97,8 @@ pub async fn connect_for_moves(settings: &Settings) -> anyhow::Result<DatabaseCo
         .find(|(k, _)| k == "options")
         .map(|(_, v)| v.into_owned());
     let options = match given {
-        Some(o) => format!("{o} -c plan_cache_mode=force_generic_plan"),
-        None => "-c plan_cache_mode=force_generic_plan".to_owned(),
+        Some(o) => format!("{o} {MOVE_SESSION}"),
+        None => MOVE_SESSION.to_owned(),
     };
     let kept: Vec<(String, String)> = url
         .query_pairs()
