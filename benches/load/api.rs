@@ -398,6 +398,19 @@ impl Api {
         }
     }
 
+    /// Every match where `player` owes a move, with its prompt
+    /// (`/players/me/turns?prompts=true`; counted as a read).
+    pub async fn turns(&self, player: &Player) -> Option<Answer> {
+        self.call(
+            Kind::Read,
+            Method::GET,
+            "/players/me/turns?prompts=true",
+            Some(&player.token),
+            None,
+        )
+        .await
+    }
+
     /// Submits a move; a 200 is counted as an accepted move.
     pub async fn submit(
         &self,

@@ -906,7 +906,7 @@ async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) ->
             tokio::join!(api.prompts(&p, &stop, &opened, tx), tag);
         });
     }
-    drop(owed);
+    let sweep = owed;
     let until = Instant::now() + Duration::from_secs(30);
     while opened.load(Ordering::Relaxed) < players.len() && Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -945,12 +945,40 @@ async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) ->
             }
         });
     }
-    loop {
+    // A bot whose streams went quiet while it still has matches to play
+    // lists its turns, as a real one would after a lost connection; each such
+    // sweep is counted (its reads are in the figures).
+    let mut last_moves = 0;
+    let mut quiet_since = Instant::now();
+    let mut sweeps = 0;
+    for tick in 0u64.. {
         let done = seats.finished.lock().map(|f| f.len()).unwrap_or(0);
         if done >= total || Instant::now() >= deadline {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
+        // Counting the moves walks every one: twice a second is enough.
+        if tick % 50 != 0 {
+            continue;
+        }
+        let moves = api.stats.accepted_between(from_us, u64::MAX);
+        if moves != last_moves {
+            last_moves = moves;
+            quiet_since = Instant::now();
+        } else if quiet_since.elapsed() >= Duration::from_secs(2) {
+            sweeps += 1;
+            for (i, p) in players.iter().enumerate() {
+                let Some(a) = api.turns(p).await else { continue };
+                for turn in a.body["items"].as_array().into_iter().flatten() {
+                    let data = json!({"match_id": turn["match_id"], "prompt": turn["prompt"]});
+                    let _ = sweep.send((i, data));
+                }
+            }
+            quiet_since = Instant::now();
+        }
+    }
+    if sweeps > 0 {
+        println!("seats drive: the streams went quiet {sweeps} times with matches unfinished; the turn lists were read");
     }
     let to_us = api.stats.now_us();
     let _ = stop.send(true);

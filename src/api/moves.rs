@@ -98,7 +98,7 @@ pub async fn submit_move(
         // The move stands whatever happens here: a read that fails leaves the
         // answer as without the preference (no `Preference-Applied`), and the
         // client reads the match as it would have.
-        match reads.prompt_for(me.id, *id).await {
+        match reads.prompt_for(me.id, *id, done.receipt.version).await {
             Ok(prompt) => {
                 done.receipt.prompt = Some(prompt);
                 resp.insert_header(("Preference-Applied", "return=representation"));

@@ -183,12 +183,15 @@ impl Reads {
 
     /// The caller's prompt in the match, as `get_match` would answer it,
     /// without drawing the view: what a move's answer carries when asked to.
+    /// Drawn from the match at version `at_least` or later (what the caller
+    /// was just told of).
     pub async fn prompt_for(
         &self,
         caller: Uuid,
         id: Uuid,
+        at_least: i64,
     ) -> Result<Option<PromptResponse>, Error> {
-        let snap = self.records.snapshot(id).await?;
+        let snap = self.records.snapshot_at_least(id, at_least).await?;
         let access = self
             .policy
             .access(&self.db, &snap.row, &snap.seats, Some(caller))

@@ -119,6 +119,24 @@ impl Records {
         self.notified_reads && self.hub.hears_every_change()
     }
 
+    /// The match at `version` or later: what [`Self::snapshot`] gives, read
+    /// from the database when that is older. A stream that sent an event of
+    /// version v may find the kept snapshot still before it (the feed read the
+    /// committed event before the writer kept its new snapshot); a prompt
+    /// drawn from that would say the turn is not yet the reader's, and nothing
+    /// would tell it otherwise until the match moved again.
+    pub(super) async fn snapshot_at_least(
+        &self,
+        id: Uuid,
+        version: i64,
+    ) -> Result<Arc<Snapshot>, Error> {
+        let snap = self.snapshot(id).await?;
+        if snap.version() >= version {
+            return Ok(snap);
+        }
+        self.read_snapshot(id).await
+    }
+
     /// The match as of its latest version: the kept snapshot when the database
     /// says it is current (one primary-key read), else read whole and kept.
     pub(super) async fn snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, Error> {

@@ -121,6 +121,7 @@ impl Streams {
             chat_at,
             through: 0,
             kept_seat: None,
+            version: 0,
         };
         let mut first = true;
         let mut read = true;
@@ -134,7 +135,7 @@ impl Streams {
                 if with_prompt
                     && round.seat.is_some()
                     && (first || round.sent)
-                    && !self.send_prompt(player, id, out).await?
+                    && !self.send_prompt(player, id, cur.version, out).await?
                 {
                     return Ok(());
                 }
@@ -153,7 +154,7 @@ impl Streams {
                         Taken::Read => read = true,
                         Taken::Sent { sent, seat, then_read } => {
                             if sent {
-                                if with_prompt && seat.is_some() && !self.send_prompt(player, id, out).await? {
+                                if with_prompt && seat.is_some() && !self.send_prompt(player, id, cur.version, out).await? {
                                     return Ok(());
                                 }
                                 quiet_until = tokio::time::Instant::now() + KEEPALIVE;
@@ -279,6 +280,7 @@ impl Streams {
                     return Ok(None);
                 }
                 cur.after = Some(e.id);
+                cur.version = cur.version.max(e.version);
             }
             // Every event up to the bound sent: the messages written up to
             // it follow; otherwise those written before the last one sent.
@@ -357,6 +359,7 @@ impl Streams {
                     return Ok(Taken::Gone);
                 }
                 cur.after = Some(e.id);
+                cur.version = cur.version.max(e.version);
                 sent = true;
             }
             cur.through = e.id;
@@ -371,16 +374,17 @@ impl Streams {
         })
     }
 
-    /// Sends the caller's prompt in the match (null once it is over); false
-    /// when the reader went away.
+    /// Sends the caller's prompt in the match (null once it is over), drawn
+    /// from version `at_least` or a later one; false when the reader went away.
     async fn send_prompt(
         &self,
         player: Option<Uuid>,
         id: Uuid,
+        at_least: i64,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<bool, Error> {
         let prompt = match player {
-            Some(p) => self.reads.prompt_for(p, id).await?,
+            Some(p) => self.reads.prompt_for(p, id, at_least).await?,
             None => None,
         };
         let frame = StreamFrame::Unpositioned {
@@ -433,6 +437,9 @@ struct Cursor {
     through: i64,
     /// The caller's seat, once it can no longer change (the match started).
     kept_seat: Option<Option<i32>>,
+    /// The match's version as of the last event sent: a prompt after it is
+    /// drawn from that version or a later one.
+    version: i64,
 }
 
 /// What a read from the database sent.

@@ -135,7 +135,7 @@ impl Streams {
                 .collect();
         // The matches whose events were sent since the last prompts (with
         // `with_prompts`): each gets the player's prompt after its batch.
-        let mut touched: Vec<Uuid> = Vec::new();
+        let mut touched: Vec<(Uuid, i64)> = Vec::new();
         let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
             return Ok(());
         };
@@ -144,9 +144,7 @@ impl Streams {
         if with_prompts {
             // At the start, every match where a move is owed now.
             for turn in self.reads.turns_of(player).await?.items {
-                if !touched.contains(&turn.match_id) {
-                    touched.push(turn.match_id);
-                }
+                touch(&mut touched, turn.match_id, 0);
             }
             if !self.send_prompts(player, &mut touched, out).await? {
                 return Ok(());
@@ -210,9 +208,7 @@ impl Streams {
                             return Ok(());
                         }
                         at = StreamPosition { tx: e.tx, id: e.id };
-                        if !touched.contains(&e.match_id) {
-                            touched.push(e.match_id);
-                        }
+                        touch(&mut touched, e.match_id, e.version);
                         sent = true;
                     }
                     if with_prompts && !self.send_prompts(player, &mut touched, out).await? {
@@ -269,7 +265,7 @@ impl Streams {
         &self,
         player: Uuid,
         mut at: StreamPosition,
-        touched: &mut Vec<Uuid>,
+        touched: &mut Vec<(Uuid, i64)>,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<Option<StreamPosition>, Error> {
         loop {
@@ -288,9 +284,7 @@ impl Streams {
                     return Ok(None);
                 }
                 at = StreamPosition { tx: e.tx, id: e.id };
-                if !touched.contains(&e.match_id) {
-                    touched.push(e.match_id);
-                }
+                touch(touched, e.match_id, e.version);
             }
             if (rows.len() as u64) < PAGE {
                 return Ok(Some(at));
@@ -301,16 +295,17 @@ impl Streams {
 
 impl Streams {
     /// Sends the player's prompt in each match of `touched` (null where it is
-    /// over or gone), as `event: prompt` frames without a position; false when
-    /// the reader went away.
+    /// over or gone), as `event: prompt` frames without a position, each drawn
+    /// from the match at least at the version of the last event sent of it;
+    /// false when the reader went away.
     async fn send_prompts(
         &self,
         player: Uuid,
-        touched: &mut Vec<Uuid>,
+        touched: &mut Vec<(Uuid, i64)>,
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<bool, Error> {
-        for id in touched.drain(..) {
-            let prompt = match self.reads.prompt_for(player, id).await {
+        for (id, version) in touched.drain(..) {
+            let prompt = match self.reads.prompt_for(player, id, version).await {
                 Ok(p) => p,
                 // Gone, or no longer the player's to read: nothing owed there.
                 Err(Error::Refused(_)) => None,
@@ -326,6 +321,15 @@ impl Streams {
             }
         }
         Ok(true)
+    }
+}
+
+/// Notes that an event of version `version` of match `id` was sent: its
+/// prompt is due, drawn from that version or a later one.
+fn touch(touched: &mut Vec<(Uuid, i64)>, id: Uuid, version: i64) {
+    match touched.iter_mut().find(|(m, _)| *m == id) {
+        Some((_, v)) => *v = (*v).max(version),
+        None => touched.push((id, version)),
     }
 }
 
