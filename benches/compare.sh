@@ -28,6 +28,10 @@
 #                     match at a time, reading when the last answer did not carry
 #                     that seat's prompt) or seats (the players' prompt streams and
 #                     the moves' answers say what to play: one request per move) [tables]
+#   REPLICAS          1, or 2: a second replica of the server on the same database,
+#                     the main drive's clients spread over both (reads then ask the
+#                     database for the version, as they must with another replica
+#                     about); the CPU of both counts as the server's [1]
 #   PORT              the server's port [a free one between 20000 and 39999]
 #   KEEP_DB=1         keep the server's database afterwards (dropped by default)
 #   COUNT_QUERIES=N   afterwards, a separate small run (N matches, 1 client) on its own
@@ -63,6 +67,9 @@ SUBSCRIBE=${SUBSCRIBE-player match}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 COUNT_QUERIES=${COUNT_QUERIES:-0}
 CITUS=${CITUS:-0}
+REPLICAS=${REPLICAS:-1}
+PORT2=$((PORT + 1))
+SECOND_PID=
 CITUS_URL=${CITUS_URL:-postgres://postgres@127.0.0.1:5440}
 CITUS_DB=${CITUS_DB:-so}
 CITUS_SHARDS=${CITUS_SHARDS:-32}
@@ -82,6 +89,7 @@ psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -Atq "$@"; }
 psql_citus() { psql "$CITUS_URL/$CITUS_DB" -v ON_ERROR_STOP=1 -Atq "$@"; }
 
 cleanup() {
+  if [ -n "$SECOND_PID" ]; then kill "$SECOND_PID" 2>/dev/null || true; fi
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
@@ -134,6 +142,10 @@ start_server() {
 # no other for REPLICA_SILENCE_MS (30 s by default): the state a deployment of
 # one replica runs in. The drive starts in it, not in the first half minute.
 wait_for_snapshot_reads() { # URL
+  if [ "$REPLICAS" != 1 ]; then
+    echo "reads: $REPLICAS replicas, so every read asks the database for the version"
+    return 0
+  fi
   case "$1 ${SERVER_ENV:-}" in
     *CITUS_SHARD_COUNT*|*5440*|*MATCH_READS=checked*)
       echo "reads: every read asks the database for the version (Citus, or MATCH_READS=checked)"
@@ -158,13 +170,32 @@ move_writes() {
 }
 
 stop_server() {
+  if [ -n "$SECOND_PID" ]; then
+    kill "$SECOND_PID" 2>/dev/null || true
+    wait "$SECOND_PID" 2>/dev/null || true
+    SECOND_PID=
+  fi
   kill "$SERVER_PID" 2>/dev/null || true
   wait "$SERVER_PID" 2>/dev/null || true
   SERVER_PID=
 }
 
-load() { # ARGS… : the load generator against the running server
-  "$LOADER" --base-url "http://127.0.0.1:$PORT" --server-pid "$SERVER_PID" \
+# A second replica beside the running server, on the same database.
+start_second() { # DB LOG
+  local first=$SERVER_PID
+  PORT=$PORT2 start_server "$1" "$2"
+  SECOND_PID=$SERVER_PID
+  SERVER_PID=$first
+  echo "second replica: pid $SECOND_PID, port $PORT2"
+}
+
+load() { # ARGS… : the load generator against the running server (and its second replica)
+  local bases="http://127.0.0.1:$PORT" pids=$SERVER_PID
+  if [ -n "$SECOND_PID" ]; then
+    bases="$bases,http://127.0.0.1:$PORT2"
+    pids="$pids,$SECOND_PID"
+  fi
+  "$LOADER" --base-url "$bases" --server-pid "$pids" \
     --prefer-prompt "${PREFER_PROMPT:-on}" "$@"
 }
 
@@ -212,6 +243,7 @@ say "server: release build on a fresh database $DB, port $PORT"
 psql_admin -c "CREATE DATABASE $DB"
 start_server "$DB" "$WORK/server.log"
 echo "server pid $SERVER_PID, log $WORK/server.log"
+[ "$REPLICAS" = 2 ] && start_second "$DB" "$WORK/server-b.log"
 
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
 MAIN=$(load --drive "${DRIVE:-tables}" --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
@@ -256,6 +288,14 @@ if [ "$HOT" = 1 ]; then
     R=$(load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:' | tee /dev/stderr | grep '^RESULT')
     HOT_RESULTS+=("$stakes|$R")
   done
+  # What one row allows at all: every client locking, updating and committing
+  # the same row, as the hot match's moves must (one match, one row), with
+  # nothing else around it.
+  say "hot row: $CLIENTS clients locking, updating and committing one row, 10 s"
+  printf 'BEGIN;\nSELECT abalance FROM pgbench_accounts WHERE aid = 1 FOR UPDATE;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;\nCOMMIT;\n' >"$WORK/hot-row.sql"
+  HOT_ROW=$(pgbench -n -c "$CLIENTS" -j "$(nproc)" -T 10 -f "$WORK/hot-row.sql" "$PG_URL/pgbench_so" 2>&1 |
+    sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -n 1)
+  echo "one row, lock/update/commit: $HOT_ROW tps"
 fi
 
 SUB_RESULTS=()
@@ -320,6 +360,7 @@ row() { # LABEL RESULT-LINE [RATE-FIELD]
 printf '| pgbench TPC-B-like, %s clients, %s s | %s tps | | | | |\n' "$CLIENTS" "$PGBENCH_SECONDS" "$TPS"
 # Main mode's latencies are those of the window in which every match was active.
 row "$CLIENTS clients, $MATCHES matches active (whole drive: $(field moves_per_s "$MAIN") moves/s)" "$MAIN" active_moves_per_s
+[ -n "${HOT_ROW:-}" ] && echo "| one row locked, updated and committed by $CLIENTS clients (pgbench, 10 s) | $HOT_ROW tps | | | | |"
 for h in "${HOT_RESULTS[@]}"; do
   row "hot: one 8-seat match, ${h%%|*} betting, $HOT_ROUNDS rounds" "${h#*|}"
 done

@@ -81,6 +81,16 @@ impl Api {
         })
     }
 
+    /// The same client and counters against another replica (`…/api/v1` of it).
+    pub fn at(&self, base: String) -> Api {
+        Api {
+            http: self.http.clone(),
+            base,
+            stats: self.stats.clone(),
+            prefer_prompt: self.prefer_prompt,
+        }
+    }
+
     /// One timed request; `None` when no response arrived (counted as `transport`).
     async fn call(
         &self,

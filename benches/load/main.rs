@@ -60,7 +60,9 @@ load: drives Malacca matches through a running Sealed Orders server
 
   cargo bench --bench load -- --base-url http://127.0.0.1:8080 [options]
 
-  --base-url URL        the server (loopback only); without it the program does nothing
+  --base-url URL        the server (loopback only); without it the program does nothing.
+                        Several comma-separated: replicas of one server; main-mode
+                        clients are spread over them (client i uses replica i mod n)
   --mode main|hot       main: M matches active at once (default); hot: all clients in one match
   --clients C           concurrent clients (default 8)
   --matches M           main: matches active at once (default 1000); hot: matches played one
@@ -77,7 +79,9 @@ load: drives Malacca matches through a running Sealed Orders server
   --subscribe none|player|match
                         live event streams held open during the drive: one per player, or
                         one per match (default none)
-  --server-pid PID      read the server's VmHWM/VmRSS from /proc/PID/status
+  --server-pid PID      read the server's VmHWM/VmRSS from /proc/PID/status; with several
+                        replicas, their pids comma-separated (the first's memory is read,
+                        the CPU of all counts as the server's)
   --max-seconds S       stop driving after S seconds whatever happens (default 900)
   --threads T           tokio worker threads of the generator (default 2)
   --seed N              seed of the move choices (default 1)
@@ -115,6 +119,11 @@ enum Subscribe {
 #[derive(Debug)]
 struct Args {
     base: String,
+    /// Further replicas of the same server: main-mode clients are spread over
+    /// all of them (client i drives through replica i mod n).
+    more_bases: Vec<String>,
+    /// Their processes, whose CPU counts as the server's.
+    more_pids: Vec<u32>,
     mode: Mode,
     clients: usize,
     matches: usize,
@@ -229,8 +238,27 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
     {
         return Err("--run-id: at most 24 letters, digits, _ or -".into());
     }
+    let mut bases = base_url.split(',');
+    let base = api::check_loopback(bases.next().unwrap_or_default())?;
+    let more_bases = bases
+        .map(api::check_loopback)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut pids = get("server-pid").unwrap_or_default();
+    let more_pids = match pids.split_once(',') {
+        Some((first, rest)) => {
+            let more = rest
+                .split(',')
+                .map(|p| p.parse().map_err(|_| format!("--server-pid {p:?}")))
+                .collect::<Result<Vec<u32>, _>>()?;
+            pids = first.to_owned();
+            more
+        }
+        None => Vec::new(),
+    };
     Ok(Some(Args {
-        base: api::check_loopback(&base_url)?,
+        base,
+        more_bases,
+        more_pids,
         mode,
         clients,
         matches,
@@ -247,9 +275,9 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
             Some("match") => Subscribe::Match,
             Some(s) => return Err(format!("--subscribe {s:?}: none, player or match")),
         },
-        server_pid: match get("server-pid") {
-            None => None,
-            Some(p) => Some(p.parse().map_err(|_| format!("--server-pid {p:?}"))?),
+        server_pid: match pids.as_str() {
+            "" => None,
+            p => Some(p.parse().map_err(|_| format!("--server-pid {p:?}"))?),
         },
         max_seconds: num("max-seconds", 900)?.max(1),
         threads: num("threads", 2)?.max(1) as usize,
@@ -696,6 +724,7 @@ async fn main_client(
 
 async fn run_main(
     api: Arc<Api>,
+    drivers: &[Arc<Api>],
     players: Arc<Vec<Player>>,
     args: Arc<Args>,
     subs: &Subscribers,
@@ -748,7 +777,7 @@ async fn run_main(
     let mut tasks = tokio::task::JoinSet::new();
     for c in 0..args.clients {
         tasks.spawn(main_client(
-            api.clone(),
+            drivers[c % drivers.len()].clone(),
             players.clone(),
             queue.clone(),
             drive.clone(),
@@ -1207,7 +1236,9 @@ struct Report {
 
 async fn run(args: Args) -> i32 {
     let args = Arc::new(args);
-    let stats = Arc::new(Stats::new(args.server_pid));
+    let mut stats = Stats::new(args.server_pid);
+    stats.other_servers = args.more_pids.clone();
+    let stats = Arc::new(stats);
     let api = match Api::new(
         args.base.clone(),
         args.clients.max(args.setup_concurrency) + 4,
@@ -1264,7 +1295,11 @@ async fn run(args: Args) -> i32 {
     }
     let report = match args.mode {
         Mode::Main if args.seats_drive => run_seats(api.clone(), players, args.clone()).await,
-        Mode::Main => run_main(api.clone(), players, args.clone(), &subs).await,
+        Mode::Main => {
+            let mut drivers = vec![api.clone()];
+            drivers.extend(args.more_bases.iter().map(|b| Arc::new(api.at(b.clone()))));
+            run_main(api.clone(), &drivers, players, args.clone(), &subs).await
+        }
         Mode::Hot => run_hot(api.clone(), players, args.clone(), &subs).await,
     };
     subs.close().await;

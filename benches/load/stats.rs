@@ -60,6 +60,8 @@ pub struct Stats {
     /// The same, during the setup (registration, seating).
     setup_rss_peak_kib: AtomicU64,
     server_pid: Option<u32>,
+    /// Further server processes (other replicas) whose CPU counts as the server's.
+    pub other_servers: Vec<u32>,
     /// CPU counters when the drive began.
     drive_cpu: Mutex<Option<Cpu>>,
 }
@@ -86,7 +88,7 @@ fn process_ticks(pid: &str) -> Option<u64> {
 }
 
 impl Cpu {
-    pub fn read(server_pid: Option<u32>) -> Option<Cpu> {
+    pub fn read(server_pid: Option<u32>, others: &[u32]) -> Option<Cpu> {
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
         let line = stat.lines().next()?;
         let v: Vec<u64> = line
@@ -100,7 +102,13 @@ impl Cpu {
         Some(Cpu {
             machine_busy: all - idle,
             machine_all: all,
-            server: server_pid.and_then(|p| process_ticks(&p.to_string())),
+            server: server_pid.and_then(|p| {
+                let mut ticks = process_ticks(&p.to_string())?;
+                for o in others {
+                    ticks += process_ticks(&o.to_string())?;
+                }
+                Some(ticks)
+            }),
             generator: process_ticks("self")?,
         })
     }
@@ -133,6 +141,7 @@ impl Stats {
             rss_peak_kib: AtomicU64::new(0),
             setup_rss_peak_kib: AtomicU64::new(0),
             server_pid,
+            other_servers: Vec::new(),
             drive_cpu: Mutex::new(None),
         }
     }
@@ -206,14 +215,14 @@ impl Stats {
         if let Ok(mut cpu) = self.drive_cpu.lock()
             && cpu.is_none()
         {
-            *cpu = Cpu::read(self.server_pid);
+            *cpu = Cpu::read(self.server_pid, &self.other_servers);
         }
     }
 
     /// CPU counters when the drive began, and now.
     pub fn drive_cpu(&self) -> Option<(Cpu, Cpu)> {
         let start = (*self.drive_cpu.lock().ok()?)?;
-        Some((start, Cpu::read(self.server_pid)?))
+        Some((start, Cpu::read(self.server_pid, &self.other_servers)?))
     }
 
     /// (setup peak, drive peak) of the sampled VmRSS, in KiB.
