@@ -997,7 +997,9 @@ async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) ->
         } else if quiet_since.elapsed() >= Duration::from_secs(2) {
             sweeps += 1;
             for (i, p) in players.iter().enumerate() {
-                let Some(a) = api.turns(p).await else { continue };
+                let Some(a) = api.turns(p).await else {
+                    continue;
+                };
                 for turn in a.body["items"].as_array().into_iter().flatten() {
                     let data = json!({"match_id": turn["match_id"], "prompt": turn["prompt"]});
                     let _ = sweep.send((i, data));
@@ -1007,7 +1009,9 @@ async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) ->
         }
     }
     if sweeps > 0 {
-        println!("seats drive: the streams went quiet {sweeps} times with matches unfinished; the turn lists were read");
+        println!(
+            "seats drive: the streams went quiet {sweeps} times with matches unfinished; the turn lists were read"
+        );
     }
     let to_us = api.stats.now_us();
     let _ = stop.send(true);

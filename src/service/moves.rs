@@ -49,6 +49,16 @@ struct Accepted {
     completes_step: bool,
 }
 
+/// How a one-statement move checked against a snapshot ended.
+enum Attempt {
+    Written(Box<Submitted>),
+    /// Not a move for the one statement (a finish, a refusal, an absent seat…):
+    /// the locked path decides it.
+    Declined,
+    /// The match was no longer at the snapshot's version.
+    Stale,
+}
+
 /// An accepted move's receipt, and whether it answers a retry of an earlier request.
 pub struct Submitted {
     pub receipt: MoveReceipt,
@@ -178,25 +188,52 @@ impl Moves {
         id: Uuid,
         req: &SubmitMove,
     ) -> Result<Option<Submitted>, Error> {
-        let snap = match self.snapshots.get(id) {
+        let kept = self.snapshots.get(id);
+        let from_memory = kept.is_some();
+        let snap = match kept {
             Some(kept) => kept,
             None => match self.records.try_read_snapshot(id).await? {
                 Some(read) => read,
                 None => return Ok(None),
             },
         };
+        match self.submit_on(me, id, req, snap).await? {
+            Attempt::Written(done) => Ok(Some(*done)),
+            Attempt::Declined => Ok(None),
+            // The kept snapshot was behind the database (another replica moved
+            // the match): once more from a fresh read, one statement, before the
+            // locked path's transaction.
+            Attempt::Stale if from_memory => match self.records.try_read_snapshot(id).await? {
+                Some(read) => match self.submit_on(me, id, req, read).await? {
+                    Attempt::Written(done) => Ok(Some(*done)),
+                    Attempt::Declined | Attempt::Stale => Ok(None),
+                },
+                None => Ok(None),
+            },
+            Attempt::Stale => Ok(None),
+        }
+    }
+
+    /// The one-statement move checked against `snap`.
+    async fn submit_on(
+        &self,
+        me: &AuthenticatedPlayer,
+        id: Uuid,
+        req: &SubmitMove,
+        snap: Arc<Snapshot>,
+    ) -> Result<Attempt, Error> {
         let m = &snap.row;
         let (Some(state), true, true) = (&snap.state, m.status == ACTIVE, req.step == m.step)
         else {
-            return Ok(None);
+            return Ok(Attempt::Declined);
         };
         if m.bank_initial_seconds.is_some() {
             // A move of a banked match charges seat rows, which the one
             // statement does not write.
-            return Ok(None);
+            return Ok(Attempt::Declined);
         }
         let Some(mine) = snap.seats.iter().find(|s| s.player_id == me.id) else {
-            return Ok(None);
+            return Ok(Attempt::Declined);
         };
         let seat = mine.seat as usize;
         let game = self.games.of(&m.game)?;
@@ -205,10 +242,10 @@ impl Moves {
             Progress::Finished(_) => false,
         };
         if !awaited || mine.presence != PRESENT {
-            return Ok(None);
+            return Ok(Attempt::Declined);
         }
         let Ok(action) = game.validate(state, seat, &req.action) else {
-            return Ok(None);
+            return Ok(Attempt::Declined);
         };
         let seed = seed_of(m)?;
         let applied = game.apply(
@@ -222,7 +259,7 @@ impl Moves {
         if final_outcome(game, new_state, m.seat_count as usize, &forfeited)?.is_some() {
             // A finish (its results, its reveal, its queued fold) goes the
             // locked way.
-            return Ok(None);
+            return Ok(Attempt::Declined);
         }
         let now = self.clock.now();
         let mut after = m.clone();
@@ -266,7 +303,7 @@ impl Moves {
             }
         };
         if written == store::move_write::Written::Stale {
-            return Ok(None);
+            return Ok(Attempt::Stale);
         }
         let store::move_write::MoveRows { after, mv, .. } = rows;
         let text_len = after.state.as_ref().map_or(0, String::len);
@@ -295,10 +332,10 @@ impl Moves {
         self.commits
             .count_move(&kept.row.game, receipt.completes_step);
         self.commits.committed(&kept.row);
-        Ok(Some(Submitted {
+        Ok(Attempt::Written(Box::new(Submitted {
             receipt,
             replay: false,
-        }))
+        })))
     }
 
     /// The move decided under the match's row lock, in one transaction (tried

@@ -1241,10 +1241,36 @@ mod print_sql {
     fn print_batch_sql() {
         let row = super::tests::a_match();
         let mv = moves_model(row.id);
-        let w = [super::MoveWrite { before_version: 1, after: &row, deadline: super::DeadlineWrite::Keep, mv: &mv, reveal: false, events: &[], rounds: &[] }];
+        let w = [super::MoveWrite {
+            before_version: 1,
+            after: &row,
+            deadline: super::DeadlineWrite::Keep,
+            mv: &mv,
+            reveal: false,
+            events: &[],
+            rounds: &[],
+        }];
         println!("SQL<<{}>>", super::batch_statement(&w).sql);
     }
     fn moves_model(id: uuid::Uuid) -> super::moves::Model {
-        super::moves::Model { id: 0, match_id: id, step: 0, seat: 0, player_id: None, action: String::new(), public_action: None, revealed: false, completes_step: false, version_after: 0, created_at: chrono::Utc::now(), idempotency_key: None, private_until_end: false, author: None, nonce: None, commitment: None, replaced: false }
+        super::moves::Model {
+            id: 0,
+            match_id: id,
+            step: 0,
+            seat: 0,
+            player_id: None,
+            action: String::new(),
+            public_action: None,
+            revealed: false,
+            completes_step: false,
+            version_after: 0,
+            created_at: chrono::Utc::now(),
+            idempotency_key: None,
+            private_until_end: false,
+            author: None,
+            nonce: None,
+            commitment: None,
+            replaced: false,
+        }
     }
 }
