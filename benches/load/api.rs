@@ -257,47 +257,63 @@ impl Api {
         .await
     }
 
+    /// Opens an event stream (`path` under `/api/v1`) as `player`, after
+    /// `last_id` when reopening; `None` (counted) when it could not be opened.
+    async fn open_stream(
+        &self,
+        path: &str,
+        player: &Player,
+        last_id: Option<&str>,
+    ) -> Option<reqwest::Response> {
+        let mut req = self
+            .http
+            .get(format!("{}{}", self.base, path))
+            .bearer_auth(&player.token)
+            .header("Accept", "text/event-stream")
+            // A stream lives as long as the run; the client's request
+            // timeout does not apply to it.
+            .timeout(Duration::from_secs(24 * 3600));
+        if let Some(id) = last_id {
+            req = req.header("Last-Event-ID", id);
+        }
+        match req.send().await {
+            Ok(r) if r.status().is_success() => Some(r),
+            Ok(r) => {
+                self.stats.error(format!("stream {}", r.status().as_u16()));
+                None
+            }
+            Err(_) => {
+                self.stats.error("stream transport".into());
+                None
+            }
+        }
+    }
+
     /// Holds an event stream (`path` under `/api/v1`) open until `stop`, counting
-    /// the events that arrive; answers whether it could be opened. The stream is
-    /// reopened (from its last position) if the server ends it early.
+    /// the events that arrive, and sending the `data` of every `event: prompt`
+    /// frame to `prompts` when given; answers whether it could be opened. The
+    /// stream is reopened (from its last position) if the server ends it early.
     pub async fn subscribe(
         &self,
         path: &str,
         player: &Player,
         stop: &tokio::sync::watch::Receiver<bool>,
         opened_count: &std::sync::atomic::AtomicUsize,
+        prompts: Option<&tokio::sync::mpsc::UnboundedSender<Value>>,
     ) -> bool {
         let mut stop = stop.clone();
         let mut last_id: Option<String> = None;
         let mut opened = false;
         while !*stop.borrow() {
-            let mut req = self
-                .http
-                .get(format!("{}{}", self.base, path))
-                .bearer_auth(&player.token)
-                .header("Accept", "text/event-stream")
-                // A stream lives as long as the run; the client's request
-                // timeout does not apply to it.
-                .timeout(Duration::from_secs(24 * 3600));
-            if let Some(id) = &last_id {
-                req = req.header("Last-Event-ID", id.as_str());
-            }
-            let mut resp = match req.send().await {
-                Ok(r) if r.status().is_success() => r,
-                Ok(r) => {
-                    self.stats.error(format!("stream {}", r.status().as_u16()));
-                    return opened;
-                }
-                Err(_) => {
-                    self.stats.error("stream transport".into());
-                    return opened;
-                }
+            let Some(mut resp) = self.open_stream(path, player, last_id.as_deref()).await else {
+                return opened;
             };
             if !opened {
                 opened_count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
             opened = true;
             let mut pending = String::new();
+            let mut name = String::new();
             loop {
                 let chunk = tokio::select! {
                     c = resp.chunk() => c,
@@ -313,8 +329,19 @@ impl Api {
                 for line in pending[..cut].lines() {
                     if let Some(id) = line.strip_prefix("id:") {
                         last_id = Some(id.trim().to_owned());
-                    } else if line.starts_with("data:") {
-                        events += 1;
+                    } else if let Some(n) = line.strip_prefix("event:") {
+                        name = n.trim().to_owned();
+                    } else if let Some(data) = line.strip_prefix("data:") {
+                        match prompts {
+                            Some(sink) if name == "prompt" => {
+                                if let Ok(v) = serde_json::from_str(data.trim()) {
+                                    let _ = sink.send(v);
+                                }
+                            }
+                            _ => events += 1,
+                        }
+                    } else if line.is_empty() {
+                        name.clear();
                     }
                 }
                 pending.drain(..=cut);
@@ -328,84 +355,6 @@ impl Api {
             }
         }
         opened
-    }
-
-    /// Holds `player`'s stream of events with prompts
-    /// (`/players/me/events?prompt=true`) until `stop`, sending every prompt
-    /// frame's `data` (`{"match_id", "prompt"}`) to `prompts` and counting the
-    /// other frames as events; reopened from its last position if the server
-    /// ends it. Marks `opened` once it first opens.
-    pub async fn prompts(
-        &self,
-        player: &Player,
-        stop: &tokio::sync::watch::Receiver<bool>,
-        opened: &std::sync::atomic::AtomicUsize,
-        prompts: tokio::sync::mpsc::UnboundedSender<Value>,
-    ) {
-        let mut stop = stop.clone();
-        let mut last_id: Option<String> = None;
-        let mut first = true;
-        while !*stop.borrow() {
-            let mut req = self
-                .http
-                .get(format!("{}/players/me/events?prompt=true", self.base))
-                .bearer_auth(&player.token)
-                .header("Accept", "text/event-stream")
-                .timeout(Duration::from_secs(24 * 3600));
-            if let Some(id) = &last_id {
-                req = req.header("Last-Event-ID", id.as_str());
-            }
-            let mut resp = match req.send().await {
-                Ok(r) if r.status().is_success() => r,
-                Ok(r) => {
-                    self.stats.error(format!("stream {}", r.status().as_u16()));
-                    return;
-                }
-                Err(_) => {
-                    self.stats.error("stream transport".into());
-                    return;
-                }
-            };
-            if first {
-                opened.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                first = false;
-            }
-            let mut pending = String::new();
-            let mut name = String::new();
-            loop {
-                let chunk = tokio::select! {
-                    c = resp.chunk() => c,
-                    _ = stop.changed() => return,
-                };
-                let Ok(Some(bytes)) = chunk else { break };
-                pending.push_str(&String::from_utf8_lossy(&bytes));
-                let Some(cut) = pending.rfind('\n') else {
-                    continue;
-                };
-                let mut events = 0;
-                for line in pending[..cut].lines() {
-                    if let Some(id) = line.strip_prefix("id:") {
-                        last_id = Some(id.trim().to_owned());
-                    } else if let Some(n) = line.strip_prefix("event:") {
-                        name = n.trim().to_owned();
-                    } else if let Some(data) = line.strip_prefix("data:") {
-                        if name == "prompt" {
-                            if let Ok(v) = serde_json::from_str(data.trim()) {
-                                let _ = prompts.send(v);
-                            }
-                        } else {
-                            events += 1;
-                        }
-                    } else if line.is_empty() {
-                        name.clear();
-                    }
-                }
-                pending.drain(..=cut);
-                if events > 0 {
-                    self.stats.streamed(events);
-                }
-            }
-        }
     }
 
     /// Every match where `player` owes a move, with its prompt

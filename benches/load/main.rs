@@ -400,7 +400,7 @@ impl Subscribers {
         let (api, stop, opened) = (self.api.clone(), self.stop.subscribe(), self.opened.clone());
         self.wanted.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut t) = self.tasks.lock() {
-            t.spawn(async move { api.subscribe(&path, &player, &stop, &opened).await });
+            t.spawn(async move { api.subscribe(&path, &player, &stop, &opened, None).await });
         }
     }
 
@@ -932,7 +932,8 @@ async fn run_seats(api: Arc<Api>, players: Arc<Vec<Player>>, args: Arc<Args>) ->
                     let _ = owed.send((i, v));
                 }
             };
-            tokio::join!(api.prompts(&p, &stop, &opened, tx), tag);
+            let path = "/players/me/events?prompt=true";
+            tokio::join!(api.subscribe(path, &p, &stop, &opened, Some(&tx)), tag);
         });
     }
     let sweep = owed;

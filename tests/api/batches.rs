@@ -39,12 +39,37 @@ async fn row(db: &DatabaseConnection, id: Uuid) -> matches::Model {
         .expect("the match")
 }
 
+/// The matches' rows, in the order of `ids`.
+async fn rows(db: &DatabaseConnection, ids: &[Uuid]) -> Vec<matches::Model> {
+    let mut out = Vec::new();
+    for id in ids {
+        out.push(row(db, *id).await);
+    }
+    out
+}
+
+/// A move's rows: the match after it, the move, its events and rounds.
+type Made = (matches::Model, moves::Model, Vec<NewEvent>, Vec<RoundRows>);
+
+/// The writes of `made`, each checked against the version given for it.
+fn writes(made: &[Made], versions: impl IntoIterator<Item = i64>) -> Vec<MoveWrite<'_>> {
+    made.iter()
+        .zip(versions)
+        .map(|((after, mv, events, rounds), before_version)| MoveWrite {
+            before_version,
+            after,
+            deadline: DeadlineWrite::Keep,
+            mv,
+            reveal: false,
+            events,
+            rounds,
+        })
+        .collect()
+}
+
 /// A move of seat 0 at the match's step, with one event and, when `rounds`,
 /// a round with its seats and a ledger line; the match row after it.
-fn a_move(
-    m: &matches::Model,
-    rounds: bool,
-) -> (matches::Model, moves::Model, Vec<NewEvent>, Vec<RoundRows>) {
+fn a_move(m: &matches::Model, rounds: bool) -> Made {
     let now = Utc::now();
     let mut after = m.clone();
     after.version += 1;
@@ -141,30 +166,15 @@ async fn a_batch_writes_each_current_move_and_nothing_of_a_stale_or_refused_one(
             .await;
         ids.push(Uuid::parse_str(&id).expect("a uuid"));
     }
-    let before: Vec<matches::Model> = {
-        let mut rows = Vec::new();
-        for id in &ids {
-            rows.push(row(&db, *id).await);
-        }
-        rows
-    };
-    let made: Vec<_> = before.iter().map(|m| a_move(m, m.id == ids[2])).collect();
-    let writes: Vec<MoveWrite> = made
+    let before = rows(&db, &ids).await;
+    let made: Vec<Made> = before.iter().map(|m| a_move(m, m.id == ids[2])).collect();
+    // The second was checked against a version the match has left.
+    let checked = before
         .iter()
-        .zip(&before)
         .enumerate()
-        .map(|(i, ((after, mv, events, rounds), m))| MoveWrite {
-            // The second was checked against a version the match has left.
-            before_version: if i == 1 { m.version - 1 } else { m.version },
-            after,
-            deadline: DeadlineWrite::Keep,
-            mv,
-            reveal: false,
-            events,
-            rounds,
-        })
-        .collect();
-    let outcome = write_moves(&db, &writes).await.expect("written");
+        .map(|(i, m)| if i == 1 { m.version - 1 } else { m.version });
+    let first = writes(&made, checked);
+    let outcome = write_moves(&db, &first).await.expect("written");
     assert_eq!(
         outcome,
         BatchWritten::Each(vec![Written::Done, Written::Stale, Written::Done])
@@ -197,26 +207,8 @@ async fn a_batch_writes_each_current_move_and_nothing_of_a_stale_or_refused_one(
     // The same moves again, each against its match's version now: the first
     // and third are refused by the unique index on (match, step, seat), and the
     // whole batch with them, the second (current now) included.
-    let now: Vec<matches::Model> = {
-        let mut rows = Vec::new();
-        for id in &ids {
-            rows.push(row(&db, *id).await);
-        }
-        rows
-    };
-    let again: Vec<MoveWrite> = made
-        .iter()
-        .zip(&now)
-        .map(|((after, mv, events, rounds), m)| MoveWrite {
-            before_version: m.version,
-            after,
-            deadline: DeadlineWrite::Keep,
-            mv,
-            reveal: false,
-            events,
-            rounds,
-        })
-        .collect();
+    let now = rows(&db, &ids).await;
+    let again = writes(&made, now.iter().map(|m| m.version));
     assert_eq!(
         write_moves(&db, &again).await.expect("answered"),
         BatchWritten::Refused
