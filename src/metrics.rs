@@ -21,7 +21,7 @@ pub struct Metrics {
     /// The parsed-state cache: `entries` and `bytes` (its weight).
     pub match_cache: IntGaugeVec,
     /// One-statement moves by how they were written: `alone`, `batched` (with
-    /// others, one commit), `refused_batch` (in a batch refused as a whole, then
+    /// others, one commit), `refused_batch` (in a batch refused or failed as a whole, then
     /// written alone).
     pub move_writes: IntCounterVec,
     /// Statements that wrote more than one move.

@@ -10,7 +10,8 @@
 //! one writes nothing and its caller takes the locked path, as a stale move
 //! written alone does. A batch holds one move per match (a second waits its
 //! turn in the queue); a batch a unique index or a deadlock refuses is written
-//! again move by move, so a refused move fails alone.
+//! again move by move, so a refused move fails alone; so is a batch that
+//! failed for any other reason, so one move's error is never another's.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -166,10 +167,12 @@ impl Shared {
                 counted("refused_batch", batch.len());
                 self.write_each(batch).await;
             }
+            // Whatever failed the batch (a dropped connection, a timeout)
+            // fails each move only if it fails that move alone too.
             Err(e) => {
-                for job in batch {
-                    let _ = job.answer.send((job.rows, Err(e.clone())));
-                }
+                tracing::warn!(error = %e, moves = batch.len(), "a batch of moves failed; writing each alone");
+                counted("refused_batch", batch.len());
+                self.write_each(batch).await;
             }
         }
     }

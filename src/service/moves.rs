@@ -324,8 +324,8 @@ impl Moves {
             completes_step: mv.completes_step,
             version: kept.row.version,
             accepted_at: now,
-            commitment: mv.commitment.clone(),
-            nonce: mv.nonce.clone(),
+            commitment: mv.commitment,
+            nonce: mv.nonce,
         };
         let kept = Arc::new(kept);
         self.snapshots.put(kept.clone());
