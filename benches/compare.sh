@@ -196,7 +196,7 @@ load() { # ARGS… : the load generator against the running server (and its seco
     pids="$pids,$SECOND_PID"
   fi
   "$LOADER" --base-url "$bases" --server-pid "$pids" \
-    --prefer-prompt "${PREFER_PROMPT:-on}" "$@"
+    --prefer-prompt "${PREFER_PROMPT:-on}" --route "${ROUTE:-clients}" "$@"
 }
 
 field() { # NAME LINE

@@ -63,6 +63,11 @@ load: drives Malacca matches through a running Sealed Orders server
   --base-url URL        the server (loopback only); without it the program does nothing.
                         Several comma-separated: replicas of one server; main-mode
                         clients are spread over them (client i uses replica i mod n)
+  --route clients|matches
+                        main, with several replicas: clients: any client takes any match,
+                        so a match's moves land on every replica in turn (default);
+                        matches: match j is played only through replica j mod n, as a
+                        proxy hashing the match's path would route it
   --mode main|hot       main: M matches active at once (default); hot: all clients in one match
   --clients C           concurrent clients (default 8)
   --matches M           main: matches active at once (default 1000); hot: matches played one
@@ -142,6 +147,8 @@ struct Args {
     run_id: String,
     prefer_prompt: bool,
     seats_drive: bool,
+    /// Several replicas: each match is played through one of them only.
+    route_matches: bool,
 }
 
 fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
@@ -293,6 +300,11 @@ fn parse_args(raw: Vec<String>) -> Result<Option<Args>, String> {
             Some("seats") if hot => return Err("--drive seats is for the main mode".into()),
             Some("seats") => true,
             Some(s) => return Err(format!("--drive {s:?}: tables or seats")),
+        },
+        route_matches: match get("route").as_deref() {
+            None | Some("clients") => false,
+            Some("matches") => true,
+            Some(s) => return Err(format!("--route {s:?}: clients or matches")),
         },
     }))
 }
@@ -768,9 +780,21 @@ async fn run_main(
         first_finish_us: AtomicU64::new(u64::MAX),
         extra_reads: AtomicU64::new(0),
     });
-    let queue = Arc::new(std::sync::Mutex::new(
-        slots.into_iter().collect::<VecDeque<_>>(),
-    ));
+    // One queue that every client takes from, or with --route matches one per
+    // replica, whose clients alone play its matches.
+    let lanes = if args.route_matches {
+        drivers.len().min(args.clients)
+    } else {
+        1
+    };
+    let mut split: Vec<VecDeque<Slot>> = (0..lanes).map(|_| VecDeque::new()).collect();
+    for (j, slot) in slots.into_iter().enumerate() {
+        split[j % lanes].push_back(slot);
+    }
+    let queues: Vec<_> = split
+        .into_iter()
+        .map(|q| Arc::new(std::sync::Mutex::new(q)))
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(args.max_seconds);
     api.stats.drive_begins();
     let from_us = api.stats.now_us();
@@ -779,7 +803,7 @@ async fn run_main(
         tasks.spawn(main_client(
             drivers[c % drivers.len()].clone(),
             players.clone(),
-            queue.clone(),
+            queues[c % lanes].clone(),
             drive.clone(),
             Rng::new(args.seed.wrapping_mul(1_000_003).wrapping_add(c as u64)),
             deadline,
@@ -1259,9 +1283,10 @@ async fn run(args: Args) -> i32 {
         }
     };
     println!(
-        "load: mode={:?} drive={} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
+        "load: mode={:?} drive={} route={} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
         args.mode,
         if args.seats_drive { "seats" } else { "tables" },
+        if args.route_matches { "matches" } else { "clients" },
         args.clients,
         args.matches,
         args.seats,

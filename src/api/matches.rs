@@ -249,9 +249,10 @@ pub async fn get_match(
         (None, None) => {}
     }
     let m = reads.get_match(caller.0.map(|p| p.id), *id).await?;
-    let doc = serde_json::to_value(&m).map_err(ApiError::internal)?;
-    let body = serde_json::to_vec(&doc).map_err(ApiError::internal)?;
-    let tag = etag_of(doc);
+    // Straight from the typed answer: a detour through `serde_json::Value` parsed
+    // the game's view (kept as raw JSON) back into maps, on every read.
+    let body = serde_json::to_vec(&m).map_err(ApiError::internal)?;
+    let tag = etag_of(m).map_err(ApiError::internal)?;
     // The answer depends on who asks: no shared cache may hand one caller's
     // view to another, and every reuse is checked with the server.
     let unchanged = not_modified(&req, &tag);
@@ -271,33 +272,41 @@ pub async fn get_match(
     })
 }
 
-/// The fields of a match document that run down with the clock between two
-/// changes of the match: what a seat owing a move has left.
-const COUNTDOWN: [&str; 2] = ["seconds_remaining", "bank_seconds"];
-
 /// A weak entity tag: the first 128 bits of the SHA-256 of the document without
-/// its countdown, so a timed match keeps its tag (and a poller its `304`) from
-/// one second to the next while nothing happens in it. The countdown is
-/// derived from the deadlines the document carries, which do change with the
-/// tag; every other difference changes it too.
-fn etag_of(mut doc: serde_json::Value) -> String {
+/// its countdown (`seconds_remaining` and `bank_seconds`: what a seat owing a
+/// move has left, which runs down between two changes of the match), so a timed
+/// match keeps its tag (and a poller its `304`) from one second to the next while
+/// nothing happens in it. The countdown is derived from the deadlines the
+/// document carries, which do change with the tag; every other difference
+/// changes it too.
+fn etag_of(mut m: MatchResponse) -> Result<String, serde_json::Error> {
     use sha2::{Digest, Sha256};
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(o) => {
-                for k in COUNTDOWN {
-                    o.remove(k);
-                }
-                o.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
+    /// Feeds the serialiser's output to the hash without collecting it.
+    struct Hashing(Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
-    strip(&mut doc);
-    let digest = Sha256::digest(doc.to_string().as_bytes());
+    for seat in &mut m.seats {
+        seat.seconds_remaining = None;
+        seat.bank_seconds = None;
+    }
+    if let Some(prompt) = &mut m.prompt {
+        for d in &mut prompt.deadlines {
+            d.seconds_remaining = None;
+            d.bank_seconds = None;
+        }
+    }
+    let mut hashing = Hashing(Sha256::new());
+    serde_json::to_writer(&mut hashing, &m)?;
+    let digest = hashing.0.finalize();
     let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-    format!("W/\"{hex}\"")
+    Ok(format!("W/\"{hex}\""))
 }
 
 /// Whether `If-None-Match` names `tag` (or is `*`), comparing weakly as RFC 9110

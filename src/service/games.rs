@@ -16,6 +16,9 @@ use crate::store::entities::matches;
 /// The hosted games (in catalogue order) and their component data.
 pub struct Games {
     games: Vec<Box<dyn DynGame>>,
+    /// Each game's id, by the games' order: `info()` builds the whole catalogue
+    /// entry (its default options serialised), too dear for every request's lookup.
+    ids: Vec<&'static str>,
     pub data: DataStore,
     db: DatabaseConnection,
     /// Each game's options as a JSON Schema, drawn once from the API document.
@@ -25,8 +28,10 @@ pub struct Games {
 impl Games {
     pub fn new(db: DatabaseConnection, games: Vec<Box<dyn DynGame>>, data: DataStore) -> Self {
         let options_schemas = crate::openapi::options_schemas(&games);
+        let ids = games.iter().map(|g| g.info().id).collect();
         Self {
             games,
+            ids,
             data,
             db,
             options_schemas,
@@ -89,10 +94,8 @@ impl Games {
 
     /// The game with this id, if any.
     pub fn get(&self, id: &str) -> Option<&dyn DynGame> {
-        self.games
-            .iter()
-            .find(|g| g.info().id == id)
-            .map(|g| g.as_ref())
+        let i = self.ids.iter().position(|g| *g == id)?;
+        Some(self.games[i].as_ref())
     }
 
     /// A stored match's game; a missing one means the row is corrupt.
