@@ -1286,7 +1286,11 @@ async fn run(args: Args) -> i32 {
         "load: mode={:?} drive={} route={} clients={} matches={} seats={} rounds={} stakes={:?} players={} prefer-prompt={} base={} run-id={}",
         args.mode,
         if args.seats_drive { "seats" } else { "tables" },
-        if args.route_matches { "matches" } else { "clients" },
+        if args.route_matches {
+            "matches"
+        } else {
+            "clients"
+        },
         args.clients,
         args.matches,
         args.seats,
