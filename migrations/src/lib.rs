@@ -50,6 +50,7 @@ mod m20261205_100001_add_playing_hours;
 mod m20261205_200001_create_match_checkpoints;
 mod m20261205_200002_add_clocked_match_index;
 mod m20261206_100001_add_ten_minute_stat_grain;
+mod m20261207_100001_compress_states_with_lz4;
 mod stat_totals;
 
 pub use stat_totals::{GRAINS, fold_statements, grain_minutes};
@@ -129,6 +130,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_200001_create_match_checkpoints::Migration),
             Box::new(m20261205_200002_add_clocked_match_index::Migration),
             Box::new(m20261206_100001_add_ten_minute_stat_grain::Migration),
+            Box::new(m20261207_100001_compress_states_with_lz4::Migration),
         ]
     }
 }
