@@ -1,7 +1,7 @@
 //! Event streams (Server-Sent Events) and the tickets browsers open them with.
 
 use crate::service::streams::Streams;
-use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::header::{self, HeaderMap, HeaderValue};
 use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use futures_util::stream;
@@ -76,12 +76,10 @@ fn named(names: EventNames, kind: &str, data: &str) -> String {
 
 fn frame_bytes(frame: StreamFrame, names: EventNames) -> Bytes {
     Bytes::from(match frame {
-        StreamFrame::Event { id, kind, data } => {
-            format!("id: {id}\n{}", named(names, &kind, &data))
-        }
+        StreamFrame::Event(e) => format!("id: {}\n{}", e.id, named(names, &e.kind, &e.data)),
         StreamFrame::Retry(ms) => format!("retry: {ms}\n\n"),
         StreamFrame::KeepAlive => ": keepalive\n\n".to_owned(),
-        StreamFrame::Unpositioned { kind, data } => named(names, kind, &data),
+        StreamFrame::Unpositioned(u) => named(names, u.kind, &u.data),
     })
 }
 
@@ -92,13 +90,26 @@ pub fn sse(rx: mpsc::Receiver<StreamFrame>, names: EventNames) -> HttpResponse {
             .await
             .map(|f| (Ok::<_, actix_web::Error>(frame_bytes(f, names)), rx))
     });
-    HttpResponse::Ok()
+    let mut res = HttpResponse::Ok()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         // Tells buffering reverse proxies (nginx) to pass events on at once.
         .insert_header(("X-Accel-Buffering", HeaderValue::from_static("no")))
-        .streaming(body)
+        .streaming(body);
+    // A response's header map starts with room for twelve headers (3.3 KiB),
+    // held for as long as the stream is open; a stream ends with at most
+    // seven (its three, the request id, `Vary` and CORS's two), which fit half
+    // that.
+    let mut headers = HeaderMap::with_capacity(STREAM_HEADERS);
+    for (name, value) in res.headers().iter() {
+        headers.append(name.clone(), value.clone());
+    }
+    *res.headers_mut() = headers;
+    res
 }
+
+/// The headers a stream's answer ends with, at most.
+const STREAM_HEADERS: usize = 7;
 
 /// A single-use ticket for opening an event stream with `?ticket=` (60 seconds).
 #[utoipa::path(tag = "events", operation_id = "create_stream_ticket",

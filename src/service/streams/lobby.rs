@@ -78,11 +78,11 @@ struct Item {
 
 impl Item {
     fn frame(&self) -> StreamFrame {
-        StreamFrame::Event {
-            id: position_id(self.at),
-            kind: self.kind.to_string(),
-            data: self.data.to_string(),
-        }
+        StreamFrame::event(
+            position_id(self.at),
+            self.kind.to_string(),
+            self.data.to_string(),
+        )
     }
 }
 

@@ -129,13 +129,15 @@ impl Streams {
         loop {
             if read {
                 read = false;
-                let Some(round) = self.read_match_round(id, player, &mut cur, out).await? else {
+                let Some(round) =
+                    Box::pin(self.read_match_round(id, player, &mut cur, out)).await?
+                else {
                     return Ok(());
                 };
                 if with_prompt
                     && round.seat.is_some()
                     && (first || round.sent)
-                    && !self.send_prompt(player, id, cur.version, out).await?
+                    && !Box::pin(self.send_prompt(player, id, cur.version, out)).await?
                 {
                     return Ok(());
                 }
@@ -149,12 +151,12 @@ impl Streams {
             }
             tokio::select! {
                 b = batches.recv() => match b {
-                    Ok(batch) => match self.take_batch(id, player.is_some(), &batch, &mut cur, out).await? {
+                    Ok(batch) => match Box::pin(self.take_batch(id, player.is_some(), &batch, &mut cur, out)).await? {
                         Taken::Gone => return Ok(()),
                         Taken::Read => read = true,
                         Taken::Sent { sent, seat, then_read } => {
                             if sent {
-                                if with_prompt && seat.is_some() && !self.send_prompt(player, id, cur.version, out).await? {
+                                if with_prompt && seat.is_some() && !Box::pin(self.send_prompt(player, id, cur.version, out)).await? {
                                     return Ok(());
                                 }
                                 quiet_until = tokio::time::Instant::now() + KEEPALIVE;
@@ -174,7 +176,7 @@ impl Streams {
                     // Wake-ups, chat and credential changes among them, may
                     // have been missed.
                     Ok(Wake::All) | Err(RecvError::Lagged(_)) => {
-                        if self.ended_by_credential(holder.as_ref(), out).await? {
+                        if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await? {
                             return Ok(());
                         }
                         read = true;
@@ -182,18 +184,18 @@ impl Streams {
                     Err(RecvError::Closed) => return Ok(()),
                 },
                 c = credentials.recv() => {
-                    if self.ends_on_notice(c, holder.as_ref(), out).await? {
+                    if Box::pin(self.ends_on_notice(c, holder.as_ref(), out)).await? {
                         return Ok(());
                     }
                 }
                 _ = tokio::time::sleep(self.until_expiry(holder.as_ref())) => {
-                    if self.ended_by_credential(holder.as_ref(), out).await? {
+                    if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await? {
                         return Ok(());
                     }
                 }
                 _ = tokio::time::sleep_until(quiet_until) => {
                     // Also the backstop for a credential change whose notice was lost.
-                    if self.ended_by_credential(holder.as_ref(), out).await?
+                    if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await?
                         || out.send(StreamFrame::KeepAlive).await.is_err()
                     {
                         return Ok(());
@@ -350,11 +352,7 @@ impl Streams {
         let mut over = false;
         for (e, json) in mine {
             if event_in_scope(scope, e.audience_seat) {
-                let frame = StreamFrame::Event {
-                    id: e.id.to_string(),
-                    kind: e.kind.clone(),
-                    data: json.clone(),
-                };
+                let frame = StreamFrame::event(e.id.to_string(), e.kind.clone(), json.clone());
                 if out.send(frame).await.is_err() {
                     return Ok(Taken::Gone);
                 }
@@ -387,10 +385,10 @@ impl Streams {
             Some(p) => self.reads.prompt_for(p, id, at_least).await?,
             None => None,
         };
-        let frame = StreamFrame::Unpositioned {
-            kind: "prompt",
-            data: serde_json::to_string(&prompt).map_err(Error::internal)?,
-        };
+        let frame = StreamFrame::unpositioned(
+            "prompt",
+            serde_json::to_string(&prompt).map_err(Error::internal)?,
+        );
         Ok(out.send(frame).await.is_ok())
     }
 
@@ -414,11 +412,11 @@ impl Streams {
             let mut m = self.chat.chat_responses(std::slice::from_ref(c)).await?;
             (chat::CHAT_MESSAGE_EVENT, serde_json::to_string(&m.pop()))
         };
-        let frame = StreamFrame::Event {
-            id: format!("{}.{}", after.unwrap_or(0), c.seq),
-            kind: kind.to_owned(),
-            data: data.map_err(Error::internal)?,
-        };
+        let frame = StreamFrame::event(
+            format!("{}.{}", after.unwrap_or(0), c.seq),
+            kind.to_owned(),
+            data.map_err(Error::internal)?,
+        );
         Ok(out.send(frame).await.is_ok())
     }
 }
@@ -469,10 +467,6 @@ async fn send_match_event(
     out: &mpsc::Sender<StreamFrame>,
     e: &events::Model,
 ) -> Result<bool, Error> {
-    let frame = StreamFrame::Event {
-        id: e.id.to_string(),
-        kind: e.kind.clone(),
-        data: event_json(e)?,
-    };
+    let frame = StreamFrame::event(e.id.to_string(), e.kind.clone(), event_json(e)?);
     Ok(out.send(frame).await.is_ok())
 }

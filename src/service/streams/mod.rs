@@ -167,14 +167,14 @@ pub struct CredentialEndedData {
 }
 
 /// One piece of a stream, for the HTTP layer to write out.
+///
+/// Its events are boxed: every open stream holds a channel whose first block
+/// has room for 32 frames from the start, so the frame's size is paid 32 times
+/// per stream while it waits (2.3 KiB with the event inline, 0.5 KiB boxed).
 #[derive(Debug, Clone)]
 pub enum StreamFrame {
     /// An event: its position (the `id:` a client resumes from), kind and JSON.
-    Event {
-        id: String,
-        kind: String,
-        data: String,
-    },
+    Event(Box<EventFrame>),
     /// How long to wait before reconnecting.
     Retry(u64),
     /// Nothing new; keeps the connection alive.
@@ -182,7 +182,30 @@ pub enum StreamFrame {
     /// An event that is no position of the stream (no `id:`): the caller's
     /// prompt after a batch, or the last frame of a stream that ends for a
     /// reason of its own (its credential ended).
-    Unpositioned { kind: &'static str, data: String },
+    Unpositioned(Box<UnpositionedFrame>),
+}
+
+#[derive(Debug, Clone)]
+pub struct EventFrame {
+    pub id: String,
+    pub kind: String,
+    pub data: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct UnpositionedFrame {
+    pub kind: &'static str,
+    pub data: String,
+}
+
+impl StreamFrame {
+    pub fn event(id: String, kind: String, data: String) -> Self {
+        Self::Event(Box::new(EventFrame { id, kind, data }))
+    }
+
+    pub fn unpositioned(kind: &'static str, data: String) -> Self {
+        Self::Unpositioned(Box::new(UnpositionedFrame { kind, data }))
+    }
 }
 
 /// A single-use ticket for `?ticket=`, for clients (browsers) that cannot send
@@ -400,10 +423,10 @@ impl Streams {
             detail: end.detail().to_owned(),
         };
         let _ = out
-            .send(StreamFrame::Unpositioned {
-                kind: CREDENTIAL_ENDED,
-                data: serde_json::to_string(&data).map_err(Error::internal)?,
-            })
+            .send(StreamFrame::unpositioned(
+                CREDENTIAL_ENDED,
+                serde_json::to_string(&data).map_err(Error::internal)?,
+            ))
             .await;
         tracing::info!(player.id = %holder.player, reason = end.reason(), "stream ended with its credential");
         Ok(true)

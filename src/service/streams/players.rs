@@ -199,11 +199,7 @@ impl Streams {
                         if !shown(e, at) {
                             continue;
                         }
-                        let frame = StreamFrame::Event {
-                            id: format!("{}.{}", e.tx, e.id),
-                            kind: e.kind.clone(),
-                            data: player_event_json(e.match_id, json),
-                        };
+                        let frame = StreamFrame::event(format!("{}.{}", e.tx, e.id), e.kind.clone(), player_event_json(e.match_id, json));
                         if out.send(frame).await.is_err() {
                             return Ok(());
                         }
@@ -312,10 +308,7 @@ impl Streams {
                 Err(e) => return Err(e),
             };
             let data = serde_json::json!({ "match_id": id, "prompt": prompt });
-            let frame = StreamFrame::Unpositioned {
-                kind: "prompt",
-                data: data.to_string(),
-            };
+            let frame = StreamFrame::unpositioned("prompt", data.to_string());
             if out.send(frame).await.is_err() {
                 return Ok(false);
             }
@@ -335,10 +328,10 @@ fn touch(touched: &mut Vec<(Uuid, i64)>, id: Uuid, version: i64) {
 
 /// Sends one event of a player's feed; false when the reader went away.
 async fn send_event(out: &mpsc::Sender<StreamFrame>, e: &events::Model) -> Result<bool, Error> {
-    let frame = StreamFrame::Event {
-        id: format!("{}.{}", e.tx, e.id),
-        kind: e.kind.clone(),
-        data: player_event_json(e.match_id, &event_json(e)?),
-    };
+    let frame = StreamFrame::event(
+        format!("{}.{}", e.tx, e.id),
+        e.kind.clone(),
+        player_event_json(e.match_id, &event_json(e)?),
+    );
     Ok(out.send(frame).await.is_ok())
 }
