@@ -107,6 +107,7 @@ impl Streams {
         out: &mpsc::Sender<StreamFrame>,
     ) -> Result<(), Error> {
         let player = holder.as_ref().map(|h| h.player);
+        // The reads below are boxed while they run, as in the player stream.
         // Subscribed before the first read, so nothing committed after it is
         // missed: every event of the match is in that read or in a batch.
         let mut batches = self.feed.subscribe();

@@ -116,6 +116,9 @@ impl Streams {
     ) -> Result<(), Error> {
         let player = holder.player;
         let holder = Some(holder);
+        // The reads below are boxed while they run: inlined, they would make
+        // the task of every open stream as large as the largest of them, for
+        // as long as it waits (docs/decisions.md, "a waiting stream holds less").
         // Subscribed before the first read, so no batch read after it is missed.
         let mut batches = self.feed.subscribe();
         let mut wakes = self.hub.subscribe();
@@ -136,17 +139,17 @@ impl Streams {
         // The matches whose events were sent since the last prompts (with
         // `with_prompts`): each gets the player's prompt after its batch.
         let mut touched: Vec<(Uuid, i64)> = Vec::new();
-        let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
+        let Some(caught_up) = Box::pin(self.catch_up(player, at, &mut touched, out)).await? else {
             return Ok(());
         };
         // `at` is the last event sent; `fed` how far the feed's batches were read.
         at = caught_up;
         if with_prompts {
             // At the start, every match where a move is owed now.
-            for turn in self.reads.turns_of(player).await?.items {
+            for turn in Box::pin(self.reads.turns_of(player)).await?.items {
                 touch(&mut touched, turn.match_id, 0);
             }
-            if !self.send_prompts(player, &mut touched, out).await? {
+            if !Box::pin(self.send_prompts(player, &mut touched, out)).await? {
                 return Ok(());
             }
         }
@@ -161,11 +164,11 @@ impl Streams {
                         // Batches passed while this stream wrote to its reader:
                         // the database has them.
                         Err(RecvError::Lagged(_)) => {
-                            let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
+                            let Some(caught_up) = Box::pin(self.catch_up(player, at, &mut touched, out)).await? else {
                                 return Ok(());
                             };
                             at = caught_up;
-                            if with_prompts && !self.send_prompts(player, &mut touched, out).await? {
+                            if with_prompts && !Box::pin(self.send_prompts(player, &mut touched, out)).await? {
                                 return Ok(());
                             }
                             touched.clear();
@@ -184,7 +187,7 @@ impl Streams {
                     // after them, or was told of them late), or the player
                     // follows a match it did not.
                     if batch.from > fed || joined {
-                        let Some(caught_up) = self.catch_up(player, at, &mut touched, out).await? else {
+                        let Some(caught_up) = Box::pin(self.catch_up(player, at, &mut touched, out)).await? else {
                             return Ok(());
                         };
                         at = caught_up;
@@ -207,7 +210,7 @@ impl Streams {
                         touch(&mut touched, e.match_id, e.version);
                         sent = true;
                     }
-                    if with_prompts && !self.send_prompts(player, &mut touched, out).await? {
+                    if with_prompts && !Box::pin(self.send_prompts(player, &mut touched, out)).await? {
                         return Ok(());
                     }
                     touched.clear();
@@ -221,25 +224,25 @@ impl Streams {
                     // of what may concern its credential.
                     Ok(Wake::Match(_) | Wake::Chat(_)) => {}
                     Ok(Wake::All) | Err(RecvError::Lagged(_)) => {
-                        if self.ended_by_credential(holder.as_ref(), out).await? {
+                        if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await? {
                             return Ok(());
                         }
                     }
                     Err(RecvError::Closed) => return Ok(()),
                 },
                 c = credentials.recv() => {
-                    if self.ends_on_notice(c, holder.as_ref(), out).await? {
+                    if Box::pin(self.ends_on_notice(c, holder.as_ref(), out)).await? {
                         return Ok(());
                     }
                 }
                 _ = tokio::time::sleep(self.until_expiry(holder.as_ref())) => {
-                    if self.ended_by_credential(holder.as_ref(), out).await? {
+                    if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await? {
                         return Ok(());
                     }
                 }
                 _ = tokio::time::sleep_until(quiet_until) => {
                     // Also the backstop for a credential change whose notice was lost.
-                    if self.ended_by_credential(holder.as_ref(), out).await?
+                    if Box::pin(self.ended_by_credential(holder.as_ref(), out)).await?
                         || out.send(StreamFrame::KeepAlive).await.is_err()
                     {
                         return Ok(());
