@@ -109,8 +109,13 @@ pub struct Settings {
 /// Moves a commit may carry: more than a two-core server gathers while one
 /// statement is in flight.
 pub const DEFAULT_MOVE_BATCH: u64 = 32;
-/// Statements of moves in flight at once: one executing while the next gathers.
-pub const DEFAULT_MOVE_WRITERS: u64 = 2;
+/// Statements of moves in flight at once. One: the next batch gathers while
+/// the statement runs, so batches grow with the load. With two, a writer
+/// that came free took at once the one move that had arrived since the other
+/// started (a quarter of the moves went alone), and each extra statement
+/// cost Postgres its start and its commit (docs/benchmarks.md, "One writer,
+/// and no foreign keys on the rows a move writes").
+pub const DEFAULT_MOVE_WRITERS: u64 = 1;
 
 /// Half a minute: every replica speaks at least every ten seconds.
 pub const DEFAULT_REPLICA_SILENCE_MS: u64 = 30_000;
