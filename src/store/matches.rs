@@ -313,10 +313,6 @@ pub fn deadline_statement(id: Uuid, due: Option<DateTime<Utc>>, backend: DbBacke
     }
 }
 
-pub async fn delete_match(db: &impl ConnectionTrait, id: Uuid) -> Result<(), DbErr> {
-    matches::Entity::delete_by_id(id).exec(db).await.map(|_| ())
-}
-
 /// Filters of the match list.
 #[derive(Debug, Default, Clone)]
 pub struct MatchFilter {
