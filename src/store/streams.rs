@@ -134,11 +134,19 @@ pub async fn log_pending(
     let Some(settled) = settled else {
         return Ok(false);
     };
+    // Ordered as the `(tx, id)` index is, so the plan walks that index from
+    // `after` and stops at the first row. Unordered, a plan made while the log
+    // was small (or estimating a share of rows from the parameters, as a
+    // generic plan does) scanned the whole table for its one row, and found
+    // none in the usual case: every read of the feed then cost a sequential
+    // scan of the log (docs/benchmarks.md, "The log's pending check").
     Ok(events::Entity::find()
         .select_only()
         .column(events::Column::Id)
         .filter(events::Column::Tx.gte(settled))
         .filter(after_position(after))
+        .order_by_asc(events::Column::Tx)
+        .order_by_asc(events::Column::Id)
         .limit(1)
         .into_tuple::<i64>()
         .one(db)
