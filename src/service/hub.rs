@@ -32,6 +32,11 @@ pub enum Wake {
 
 pub struct Hub {
     wakes: broadcast::Sender<Wake>,
+    /// The same wake-ups but a match's change: what an event stream listens
+    /// to, since the feed brings it its match's events. Were streams to hear
+    /// every change, each commit would wake every open stream of the process
+    /// only for it to find the change was another match's.
+    beyond_events: broadcast::Sender<Wake>,
     /// Players whose credentials were revoked or changed: their event streams
     /// check what opened them again, on every replica.
     credentials: broadcast::Sender<Uuid>,
@@ -79,10 +84,12 @@ type RemoteHook = Box<dyn Fn(Option<Uuid>) + Send + Sync>;
 impl Hub {
     pub fn new(across_replicas: bool) -> Self {
         let (wakes, _) = broadcast::channel(1024);
+        let (beyond_events, _) = broadcast::channel(256);
         let (credentials, _) = broadcast::channel(256);
         let (shutdown, _) = watch::channel(false);
         Self {
             wakes,
+            beyond_events,
             credentials,
             credential_epoch: AtomicU64::new(0),
             pending: Mutex::new(HashSet::new()),
@@ -162,7 +169,7 @@ impl Hub {
 
     /// Called after a transaction that changed `id` committed.
     pub fn changed(&self, id: Uuid) {
-        let _ = self.wakes.send(Wake::Match(id));
+        self.wake(Wake::Match(id));
         if self.across_replicas {
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(id);
@@ -174,7 +181,7 @@ impl Hub {
     /// Called after a transaction that wrote or deleted a chat message of
     /// match `id` committed.
     pub fn chat_changed(&self, id: Uuid) {
-        let _ = self.wakes.send(Wake::Chat(id));
+        self.wake(Wake::Chat(id));
         if self.across_replicas {
             if let Ok(mut p) = self.pending_chat.lock() {
                 p.insert(id);
@@ -185,6 +192,20 @@ impl Hub {
 
     pub fn subscribe(&self) -> broadcast::Receiver<Wake> {
         self.wakes.subscribe()
+    }
+
+    /// The wake-ups other than a match's change ([`Wake::Chat`] and
+    /// [`Wake::All`]), for the event streams: the feed's batches carry the
+    /// matches' events to them.
+    pub fn subscribe_beyond_events(&self) -> broadcast::Receiver<Wake> {
+        self.beyond_events.subscribe()
+    }
+
+    fn wake(&self, w: Wake) {
+        let _ = self.wakes.send(w);
+        if !matches!(w, Wake::Match(_)) {
+            let _ = self.beyond_events.send(w);
+        }
     }
 
     /// Called after a player's API token was revoked or password changed.
@@ -316,7 +337,7 @@ impl Hub {
             // Listening from now on: what changed before is dropped here.
             self.heard();
             self.credential_epoch.fetch_add(1, Ordering::SeqCst);
-            let _ = self.wakes.send(Wake::All);
+            self.wake(Wake::All);
             loop {
                 let next = tokio::select! {
                     n = listener.try_recv() => n,
@@ -331,7 +352,7 @@ impl Hub {
                         // The connection dropped; try_recv reconnects on its next call.
                         self.deaf();
                         self.credential_epoch.fetch_add(1, Ordering::SeqCst);
-                        let _ = self.wakes.send(Wake::All);
+                        self.wake(Wake::All);
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "LISTEN connection lost; reconnecting");
@@ -370,11 +391,11 @@ impl Hub {
                 }
             } else if let Some(id) = item.strip_prefix("t:") {
                 if let Ok(id) = id.parse::<Uuid>() {
-                    let _ = self.wakes.send(Wake::Chat(id));
+                    self.wake(Wake::Chat(id));
                 }
             } else if let Ok(id) = item.parse::<Uuid>() {
                 self.remote_change(Some(id));
-                let _ = self.wakes.send(Wake::Match(id));
+                self.wake(Wake::Match(id));
             }
         }
         // A remote change can make a deadline of ours due now (a bot's turn).
@@ -453,6 +474,26 @@ mod tests {
         );
         assert_eq!(credentials.try_recv().ok(), Some(player));
         assert_eq!(dropped.lock().expect("lock").len(), kept);
+    }
+
+    #[test]
+    fn event_streams_hear_chats_and_resets_but_no_match_changes() {
+        let hub = Hub::new(false);
+        let mut all = hub.subscribe();
+        let mut beyond = hub.subscribe_beyond_events();
+        let id = Uuid::now_v7();
+        hub.changed(id);
+        hub.chat_changed(id);
+        hub.wake(Wake::All);
+        assert_eq!(all.try_recv().ok(), Some(Wake::Match(id)));
+        assert_eq!(all.try_recv().ok(), Some(Wake::Chat(id)));
+        assert_eq!(all.try_recv().ok(), Some(Wake::All));
+        assert_eq!(beyond.try_recv().ok(), Some(Wake::Chat(id)));
+        assert_eq!(beyond.try_recv().ok(), Some(Wake::All));
+        assert!(
+            beyond.try_recv().is_err(),
+            "a match's change reaches no stream"
+        );
     }
 
     #[test]

@@ -111,7 +111,7 @@ impl Streams {
         // Subscribed before the first read, so nothing committed after it is
         // missed: every event of the match is in that read or in a batch.
         let mut batches = self.feed.subscribe();
-        let mut wakes = self.hub.subscribe();
+        let mut wakes = self.hub.subscribe_beyond_events();
         let mut credentials = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
         if out.send(StreamFrame::Retry(RETRY_MS)).await.is_err() {

@@ -121,7 +121,7 @@ impl Streams {
         // as long as it waits (docs/decisions.md, "a waiting stream holds less").
         // Subscribed before the first read, so no batch read after it is missed.
         let mut batches = self.feed.subscribe();
-        let mut wakes = self.hub.subscribe();
+        let mut wakes = self.hub.subscribe_beyond_events();
         let mut credentials = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
         if out.send(StreamFrame::Retry(RETRY_MS)).await.is_err() {
