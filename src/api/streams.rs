@@ -109,7 +109,7 @@ pub fn sse(rx: mpsc::Receiver<StreamFrame>, names: EventNames) -> HttpResponse {
 }
 
 /// The headers a stream's answer ends with, at most.
-const STREAM_HEADERS: usize = 7;
+pub const STREAM_HEADERS: usize = 7;
 
 /// A single-use ticket for opening an event stream with `?ticket=` (60 seconds).
 #[utoipa::path(tag = "events", operation_id = "create_stream_ticket",

@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Player, TestApp, read_until, spawn_app, spawn_app_with_manual_clock, spawn_process,
+    Player, TestApp, read_until, spawn_app, spawn_app_with, spawn_app_with_manual_clock,
+    spawn_process,
 };
 
 /// The events of a stream's text: (id, kind, data).
@@ -898,4 +899,53 @@ async fn with_event_names_message_every_frame_of_a_stream_has_the_one_name_and_i
     )
     .await
     .expect(400);
+}
+
+/// A stream's answer is given a header map made for the headers it ends
+/// with, since the map is held as long as the stream is open: the answer, the
+/// middleware's request id, `Vary` and CORS's headers included, must fit it,
+/// or the map grows to twice the room on the first header too many.
+#[tokio::test]
+async fn a_streams_answer_ends_with_no_more_headers_than_its_map_was_made_for() {
+    let origin = "https://client.example";
+    let (app, _clock) = spawn_app_with(|s| s.cors_origins = vec![origin.to_owned()]).await;
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    for (path, token) in [
+        (format!("/api/v1/matches/{id}/events"), None),
+        (
+            format!("/api/v1/matches/{id}/events"),
+            Some(players[0].token.as_str()),
+        ),
+        (
+            "/api/v1/players/me/events".to_owned(),
+            Some(players[1].token.as_str()),
+        ),
+    ] {
+        let mut req = app
+            .client
+            .get(app.url(&path))
+            .header("accept", "text/event-stream")
+            .header("origin", origin);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.expect("stream");
+        assert_eq!(resp.status(), 200, "{path}");
+        let headers = resp.headers();
+        assert!(
+            headers.contains_key("access-control-allow-origin"),
+            "{path}: CORS answered: {headers:?}"
+        );
+        // reqwest adds none of its own; the transport's (`date`,
+        // `transfer-encoding`) are written by actix-http, not kept in the map.
+        let kept = headers
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "date" | "transfer-encoding"))
+            .count();
+        assert!(
+            kept <= sealed_orders::api::streams::STREAM_HEADERS,
+            "{path}: {kept} headers: {headers:?}"
+        );
+    }
 }
