@@ -139,7 +139,8 @@ pub async fn log_pending(
     // was small (or estimating a share of rows from the parameters, as a
     // generic plan does) scanned the whole table for its one row, and found
     // none in the usual case: every read of the feed then cost a sequential
-    // scan of the log (docs/benchmarks.md, "The log's pending check").
+    // scan of the log (docs/benchmarks.md, "The log's pending check; streams
+    // woken only for their own").
     Ok(events::Entity::find()
         .select_only()
         .column(events::Column::Id)
