@@ -16,11 +16,24 @@ async fn migrations_go_up_down_and_up_again() {
         .expect("migrate is idempotent");
 }
 
+/// The one text column `v` of the one row `sql` answers on Postgres.
+async fn pg_text(db: &sea_orm::DatabaseConnection, sql: String) -> String {
+    use sea_orm::ConnectionTrait;
+    db.query_one_raw(sea_orm::Statement::from_string(
+        sea_orm::DbBackend::Postgres,
+        sql,
+    ))
+    .await
+    .expect("query")
+    .expect("a row")
+    .try_get::<String>("", "v")
+    .expect("text")
+}
+
 /// The move statement's pool plans generically, in the test's own schema, and
 /// keeps options the URL already gave.
 #[tokio::test]
 async fn the_move_pool_uses_generic_plans_in_the_same_schema() {
-    use sea_orm::ConnectionTrait;
     let (mut settings, _guard) = test_settings().await;
     let Some(schema) = settings.database_schema.clone() else {
         eprintln!("skipped: the move pool is Postgres's (TEST_DATABASE_URL)");
@@ -38,20 +51,7 @@ async fn the_move_pool_uses_generic_plans_in_the_same_schema() {
     let db = sealed_orders::store::connect_for_moves(&settings)
         .await
         .expect("connect");
-    let show = |name: &'static str| {
-        let db = db.clone();
-        async move {
-            db.query_one_raw(sea_orm::Statement::from_string(
-                sea_orm::DbBackend::Postgres,
-                format!("SELECT current_setting('{name}') AS v"),
-            ))
-            .await
-            .expect("query")
-            .expect("a row")
-            .try_get::<String>("", "v")
-            .expect("text")
-        }
-    };
+    let show = |name: &'static str| pg_text(&db, format!("SELECT current_setting('{name}') AS v"));
     assert_eq!(show("plan_cache_mode").await, "force_generic_plan");
     assert_eq!(show("statement_timeout").await, "12345ms");
     assert!(show("search_path").await.contains(&schema));
@@ -149,20 +149,7 @@ async fn move_rows_have_no_foreign_keys_and_states_use_lz4_on_postgres() {
     sealed_orders::store::migrate(&db, &settings)
         .await
         .expect("migrate");
-    let text = |sql: String| {
-        let db = db.clone();
-        async move {
-            db.query_one_raw(sea_orm::Statement::from_string(
-                sea_orm::DbBackend::Postgres,
-                sql,
-            ))
-            .await
-            .expect("query")
-            .expect("a row")
-            .try_get::<String>("", "v")
-            .expect("text")
-        }
-    };
+    let text = |sql: String| pg_text(&db, sql);
     let keyed = || {
         text(
             "SELECT coalesce(string_agg(conrelid::regclass::text, ',' ORDER BY 1), '') AS v \
