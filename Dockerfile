@@ -6,6 +6,8 @@ WORKDIR /src
 # dependencies and nothing of ours.
 COPY Cargo.toml Cargo.lock ./
 COPY migrations/Cargo.toml migrations/
+# A dependency carried with a patch is a dependency: built in this layer too.
+COPY vendor vendor
 RUN mkdir -p src migrations/src benches/load tests/api \
     && for f in src/main.rs benches/engines.rs benches/bots.rs benches/load/main.rs tests/api/main.rs; do \
          echo 'fn main() {}' > "$f"; done \
