@@ -12,6 +12,7 @@ mod chat;
 mod clocks;
 mod clubs;
 mod community;
+mod connections;
 mod contract;
 mod credentials;
 mod deadlines;
