@@ -125,11 +125,23 @@ impl Records {
     /// committed event before the writer kept its new snapshot); a prompt
     /// drawn from that would say the turn is not yet the reader's, and nothing
     /// would tell it otherwise until the match moved again.
+    ///
+    /// A kept snapshot at `version` or later answers without asking the
+    /// database, even with other replicas about: the caller asks for no more
+    /// than what it was just told of (a move's own answer, a stream's event),
+    /// and a later change reaches it as its own answer or event.
     pub(super) async fn snapshot_at_least(
         &self,
         id: Uuid,
         version: i64,
     ) -> Result<Arc<Snapshot>, Error> {
+        if let Some(kept) = self
+            .snapshots
+            .get(id)
+            .filter(|s| s.names_fresh() && s.version() >= version)
+        {
+            return Ok(kept);
+        }
         let snap = self.snapshot(id).await?;
         if snap.version() >= version {
             return Ok(snap);
