@@ -76,7 +76,7 @@ impl Commits {
             self.tournament_match_over();
         }
         if m.deadline_at.is_some_and(|at| at <= self.clock.now()) {
-            self.hub.wake_poller();
+            self.hub.due_now();
         }
     }
 

@@ -51,6 +51,9 @@ pub struct Hub {
     pending_credentials: Mutex<HashSet<Uuid>>,
     /// Matches whose chat changed here, not yet announced.
     pending_chat: Mutex<HashSet<Uuid>>,
+    /// A change here made a move due at once (a bot's turn), not yet
+    /// announced: the other replicas' pollers look now too.
+    pending_due: AtomicBool,
     publish: Notify,
     poller: Notify,
     /// Wakes this replica's mail worker when a request queued a mail.
@@ -79,6 +82,10 @@ pub struct Hub {
 /// A replica's heartbeat item in a notification's list.
 const HEARTBEAT: &str = "h";
 
+/// The item that says a change made a move due at once: the listeners' deadline
+/// pollers look now rather than at their next tick.
+const DUE: &str = "d";
+
 type RemoteHook = Box<dyn Fn(Option<Uuid>) + Send + Sync>;
 
 impl Hub {
@@ -95,6 +102,7 @@ impl Hub {
             pending: Mutex::new(HashSet::new()),
             pending_credentials: Mutex::new(HashSet::new()),
             pending_chat: Mutex::new(HashSet::new()),
+            pending_due: AtomicBool::new(false),
             publish: Notify::new(),
             poller: Notify::new(),
             mailer: Notify::new(),
@@ -232,10 +240,22 @@ impl Hub {
         self.credentials.subscribe()
     }
 
-    /// Asks this replica's deadline poller to look now (a bot or a forfeited seat
-    /// owes a move) instead of at its next tick.
+    /// Asks this replica's deadline poller to look now instead of at its next
+    /// tick.
     pub fn wake_poller(&self) {
         self.poller.notify_one();
+    }
+
+    /// Called after a committed change made a move due at once (a bot or a
+    /// forfeited seat owes one): every replica's deadline poller looks now, this
+    /// one's at once and the others' when they hear of it. Every replica polls,
+    /// and whichever claims the match plays the move.
+    pub fn due_now(&self) {
+        self.wake_poller();
+        if self.across_replicas {
+            self.pending_due.store(true, Ordering::SeqCst);
+            self.publish.notify_one();
+        }
     }
 
     /// Resolves at the next `wake_poller`.
@@ -306,6 +326,9 @@ impl Hub {
             // A match's chat as `t:<id>` (talk), likewise.
             if let Ok(mut p) = self.pending_chat.lock() {
                 items.extend(p.drain().map(|id| format!("t:{id}")));
+            }
+            if self.pending_due.swap(false, Ordering::SeqCst) {
+                items.push(DUE.to_owned());
             }
             // A payload is at most 8000 bytes: at most 39 bytes an item, so chunks of 200.
             for chunk in items.chunks(200) {
@@ -393,13 +416,17 @@ impl Hub {
                 if let Ok(id) = id.parse::<Uuid>() {
                     self.wake(Wake::Chat(id));
                 }
+            } else if item == DUE {
+                // Another replica's change made a move due at once: this
+                // poller may be the one to claim it. Other changes leave the
+                // deadlines to the tick; waking at each of them ran the
+                // poller's query once for every notification heard.
+                self.wake_poller();
             } else if let Ok(id) = item.parse::<Uuid>() {
                 self.remote_change(Some(id));
                 self.wake(Wake::Match(id));
             }
         }
-        // A remote change can make a deadline of ours due now (a bot's turn).
-        self.poller.notify_one();
     }
 }
 
@@ -494,6 +521,25 @@ mod tests {
             beyond.try_recv().is_err(),
             "a match's change reaches no stream"
         );
+    }
+
+    #[tokio::test]
+    async fn another_replica_wakes_the_poller_only_for_a_move_due_at_once() {
+        let (hub, _) = lone_hub(60_000);
+        let polled = || async {
+            tokio::time::timeout(Duration::from_millis(50), hub.poller_woken())
+                .await
+                .is_ok()
+        };
+        hub.pass_on(&format!("{}|{}", Uuid::new_v4(), Uuid::now_v7()));
+        hub.pass_on(&format!("{}|{HEARTBEAT}", Uuid::new_v4()));
+        assert!(!polled().await, "a change that makes nothing due");
+        hub.pass_on(&format!("{}|{},{DUE}", Uuid::new_v4(), Uuid::now_v7()));
+        assert!(polled().await, "a change that made a move due now");
+        // Here, a move due at once wakes this poller and is announced.
+        hub.due_now();
+        assert!(polled().await);
+        assert!(hub.pending_due.load(Ordering::SeqCst));
     }
 
     #[test]
