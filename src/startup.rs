@@ -262,7 +262,12 @@ impl Application {
                 .set_replica_silence(std::time::Duration::from_millis(
                     settings.replica_silence_ms,
                 ));
-            let (hub, pool) = (services.hub.clone(), db.clone());
+            // Sent through a pool of its own whose commits are not waited for
+            // on disk (`store::connect_for_notifications`).
+            let (hub, pool) = (
+                services.hub.clone(),
+                store::connect_for_notifications(&settings).await?,
+            );
             let ch = channel.clone();
             tokio::spawn(async move { hub.publish_forever(pool, ch).await });
             services.watch_remote_changes();

@@ -91,14 +91,41 @@ const MOVE_SESSION: &str = "-c plan_cache_mode=force_generic_plan -c enable_seqs
 /// step (docs/decisions.md, "Many moves, one commit"). Every part of the move
 /// statements reaches its rows by an index on the match.
 pub async fn connect_for_moves(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    // Half the main pool: a move holds its connection for one round trip.
+    let most = (settings.max_connections.unwrap_or(16) / 2).max(2);
+    connect_with_session(settings, MOVE_SESSION, most).await
+}
+
+/// The session settings of the notification pool (see [`connect_for_notifications`]).
+const NOTIFY_SESSION: &str = "-c synchronous_commit=off";
+
+/// A pool of one connection for the wake-ups a replica sends the others
+/// (`NOTIFY`), whose commits are not waited for on disk
+/// (`synchronous_commit=off`). A `NOTIFY` gives its transaction an id, so each
+/// one was a commit flushed to the WAL like a move's, about one for every
+/// statement of moves; yet a wake-up lost in a crash loses nothing, since
+/// every replica reads everything again when its listening connection comes
+/// back, and the events themselves are committed by the moves. Listeners are
+/// told at the commit, flushed or not.
+pub async fn connect_for_notifications(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
+    connect_with_session(settings, NOTIFY_SESSION, 1).await
+}
+
+/// A pool of at most `most` connections to the main database whose sessions
+/// start with `session` (`-c name=value` words, after any the URL gives).
+async fn connect_with_session(
+    settings: &Settings,
+    session: &str,
+    most: u32,
+) -> anyhow::Result<DatabaseConnection> {
     let mut url = url::Url::parse(&settings.database_url)?;
     let given: Option<String> = url
         .query_pairs()
         .find(|(k, _)| k == "options")
         .map(|(_, v)| v.into_owned());
     let options = match given {
-        Some(o) => format!("{o} {MOVE_SESSION}"),
-        None => MOVE_SESSION.to_owned(),
+        Some(o) => format!("{o} {session}"),
+        None => session.to_owned(),
     };
     let kept: Vec<(String, String)> = url
         .query_pairs()
@@ -109,11 +136,10 @@ pub async fn connect_for_moves(settings: &Settings) -> anyhow::Result<DatabaseCo
         .clear()
         .extend_pairs(kept)
         .append_pair("options", &options);
-    let mut moves = settings.clone();
-    moves.database_url = url.to_string();
-    // Half the main pool: a move holds its connection for one round trip.
-    moves.max_connections = Some((settings.max_connections.unwrap_or(16) / 2).max(2));
-    connect(&moves).await
+    let mut pool = settings.clone();
+    pool.database_url = url.to_string();
+    pool.max_connections = Some(most);
+    connect(&pool).await
 }
 
 /// A Postgres URL to a server on this machine (a loopback address or a Unix

@@ -57,6 +57,29 @@ async fn the_move_pool_uses_generic_plans_in_the_same_schema() {
     assert!(show("search_path").await.contains(&schema));
 }
 
+/// The notifications' pool commits without waiting for the disk, holds one
+/// connection, and works in the test's own schema.
+#[tokio::test]
+async fn the_notification_pool_does_not_wait_for_the_disk() {
+    let (settings, _guard) = test_settings().await;
+    let Some(schema) = settings.database_schema.clone() else {
+        eprintln!("skipped: the notification pool is Postgres's (TEST_DATABASE_URL)");
+        return;
+    };
+    let db = sealed_orders::store::connect_for_notifications(&settings)
+        .await
+        .expect("connect");
+    let show = |name: &'static str| pg_text(&db, format!("SELECT current_setting('{name}') AS v"));
+    assert_eq!(show("synchronous_commit").await, "off");
+    assert!(show("search_path").await.contains(&schema));
+    assert_eq!(
+        db.get_postgres_connection_pool()
+            .options()
+            .get_max_connections(),
+        1
+    );
+}
+
 /// `chat` became a scope of its own: the migration gives it to every token
 /// that could play, so that none loses what it did, and takes only it away
 /// going down.
