@@ -82,6 +82,13 @@ pub struct Hub {
 /// A replica's heartbeat item in a notification's list.
 const HEARTBEAT: &str = "h";
 
+/// The least time between two NOTIFYs of a replica. Each is a transaction,
+/// and wakes every listening connection and every replica behind it: sent at
+/// every commit, a busy replica's NOTIFYs outnumbered its moves' own
+/// statements. Spaced, one carries every change of the span, and a change
+/// reaches the other replicas at most this much later.
+pub const NOTIFY_SPACING: Duration = Duration::from_millis(5);
+
 /// The item that says a change made a move due at once: the listeners' deadline
 /// pollers look now rather than at their next tick.
 const DUE: &str = "d";
@@ -300,13 +307,15 @@ impl Hub {
     }
 
     /// Sends the pending wake-ups to the other replicas, coalesced: one NOTIFY
-    /// carries every match changed since the last one. Runs until shutdown.
+    /// carries every match changed since the last one, and NOTIFYs go at most
+    /// every [`NOTIFY_SPACING`]. Runs until shutdown.
     pub async fn publish_forever(&self, db: DatabaseConnection, channel: String) {
         let mut stop = self.shutdown_signal();
         // No silence span (a replica told it is alone): no heartbeat either.
         let beats = !self.silence().is_zero();
         let mut heartbeat =
             tokio::time::interval((self.silence() / 3).max(Duration::from_millis(100)));
+        let mut sent = tokio::time::Instant::now() - NOTIFY_SPACING;
         loop {
             let mut items: Vec<String> = Vec::new();
             tokio::select! {
@@ -314,6 +323,12 @@ impl Hub {
                 _ = heartbeat.tick(), if beats => items.push(HEARTBEAT.to_owned()),
                 _ = stop.changed() => return,
             }
+            // What changes meanwhile goes in the same NOTIFY.
+            tokio::select! {
+                _ = tokio::time::sleep_until(sent + NOTIFY_SPACING) => {}
+                _ = stop.changed() => return,
+            }
+            sent = tokio::time::Instant::now();
             match self.pending.lock() {
                 Ok(mut p) => items.extend(p.drain().map(|id| id.to_string())),
                 Err(_) => continue,
