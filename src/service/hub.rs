@@ -87,7 +87,7 @@ const HEARTBEAT: &str = "h";
 /// every commit, a busy replica's NOTIFYs outnumbered its moves' own
 /// statements. Spaced, one carries every change of the span, and a change
 /// reaches the other replicas at most this much later.
-pub const NOTIFY_SPACING: Duration = Duration::from_millis(5);
+const NOTIFY_SPACING: Duration = Duration::from_millis(5);
 
 /// The item that says a change made a move due at once: the listeners' deadline
 /// pollers look now rather than at their next tick.
