@@ -124,35 +124,36 @@ pub async fn log_after(
         .await
 }
 
-/// Whether an event after `after` is committed but not yet settled (Postgres
-/// only: on SQLite everything committed is settled).
-pub async fn log_pending(
+/// The settled events of every match after `after`, in stream order, at most
+/// `limit`, and whether an event after them is committed but not yet settled
+/// (Postgres only: on SQLite everything committed is settled): the shared
+/// feed's read, one statement where a read and a check for the pending were
+/// two. Settled events come first in `(tx, id)` order, so one more row than
+/// `limit` tells both: an unsettled one among them is pending, and when all
+/// are settled the page is full and the caller reads on from it.
+pub async fn log_page(
     db: &impl ConnectionTrait,
     after: StreamPosition,
     settled: Option<i64>,
-) -> Result<bool, DbErr> {
-    let Some(settled) = settled else {
-        return Ok(false);
-    };
+    limit: u64,
+) -> Result<(Vec<events::Model>, bool), DbErr> {
     // Ordered as the `(tx, id)` index is, so the plan walks that index from
-    // `after` and stops at the first row. Unordered, a plan made while the log
-    // was small (or estimating a share of rows from the parameters, as a
-    // generic plan does) scanned the whole table for its one row, and found
-    // none in the usual case: every read of the feed then cost a sequential
-    // scan of the log (docs/benchmarks.md, "The log's pending check; streams
-    // woken only for their own").
-    Ok(events::Entity::find()
-        .select_only()
-        .column(events::Column::Id)
-        .filter(events::Column::Tx.gte(settled))
-        .filter(after_position(after))
-        .order_by_asc(events::Column::Tx)
-        .order_by_asc(events::Column::Id)
-        .limit(1)
-        .into_tuple::<i64>()
-        .one(db)
-        .await?
-        .is_some())
+    // `after` and stops after its rows. A check for the pending made apart,
+    // unordered, was once planned as a sequential scan expecting to stop early,
+    // and found no row in the usual case: every read of the feed then read the
+    // whole log (docs/benchmarks.md, "The log's pending check; streams woken
+    // only for their own").
+    let mut rows = settled_after(events::Entity::find(), after, None)
+        .limit(limit + 1)
+        .all(db)
+        .await?;
+    let settled_rows = match settled {
+        Some(xmin) => rows.iter().take_while(|e| e.tx < xmin).count(),
+        None => rows.len(),
+    };
+    let pending = settled_rows < rows.len();
+    rows.truncate(settled_rows.min(limit as usize));
+    Ok((rows, pending))
 }
 
 /// The matches whose events reach `player`'s feed: those it holds a seat in

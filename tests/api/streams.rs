@@ -949,3 +949,76 @@ async fn a_streams_answer_ends_with_no_more_headers_than_its_map_was_made_for() 
         );
     }
 }
+
+/// The shared feed's read of the log (`store::streams::log_page`) holds back
+/// the events of a transaction that an older one, still open, may yet precede,
+/// says that something is pending, and gives them, in order and a page at a
+/// time, once the older one ended.
+#[tokio::test]
+async fn the_feeds_read_holds_back_what_an_older_open_transaction_may_precede() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    use sealed_orders::store::streams::{StreamPosition, log_page, settled_tx};
+    let app = spawn_app().await;
+    if app.settings.database_schema.is_none() {
+        eprintln!("skipped: on SQLite whatever committed is settled (TEST_DATABASE_URL)");
+        return;
+    }
+    let db = sealed_orders::store::connect(&app.settings)
+        .await
+        .expect("connect");
+    let players = app.players(2).await;
+    let id = app.started_match(&players, "malacca", json!({})).await;
+    // Where the log stands once what is written so far settled (other tests'
+    // transactions, in other schemas of the database, may hold it a while).
+    let mut at = StreamPosition { tx: 0, id: 0 };
+    for _ in 0..400 {
+        let (page, pending) = log_page(&db, at, settled_tx(&db).await.expect("xmin"), 200)
+            .await
+            .expect("read");
+        if let Some(last) = page.last() {
+            at = StreamPosition {
+                tx: last.tx,
+                id: last.id,
+            };
+        } else if !pending {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // A transaction that took its id before the moves below, and stays open.
+    let older = db.begin().await.expect("begin");
+    older
+        .execute_unprepared("SELECT pg_current_xact_id()")
+        .await
+        .expect("an id");
+    let mut rng = sealed_orders::games::rng::GameRng::from_key([5; 32]);
+    play_some(&app, &id, &players, &mut rng).await;
+    let (page, pending) = log_page(&db, at, settled_tx(&db).await.expect("xmin"), 200)
+        .await
+        .expect("read");
+    assert!(page.is_empty(), "held back: {} events", page.len());
+    assert!(pending, "the moves' events are committed and pending");
+    older.rollback().await.expect("rollback");
+    // Settled now: read two at a time, they come in the log's order.
+    let mut read = Vec::new();
+    for _ in 0..400 {
+        let (page, pending) = log_page(&db, at, settled_tx(&db).await.expect("xmin"), 2)
+            .await
+            .expect("read");
+        assert!(page.len() <= 2);
+        if let Some(last) = page.last() {
+            at = StreamPosition {
+                tx: last.tx,
+                id: last.id,
+            };
+            read.extend(page.iter().map(|e| (e.tx, e.id, e.match_id)));
+        } else if !pending {
+            break;
+        } else {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+    assert!(read.len() >= 2, "the moves wrote events: {read:?}");
+    assert!(read.windows(2).all(|w| (w[0].0, w[0].1) < (w[1].0, w[1].1)));
+    assert!(read.iter().all(|e| e.2.to_string() == id));
+}

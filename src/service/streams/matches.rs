@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use uuid::Uuid;
 
 use super::chat;
-use super::feed::Batch;
+use super::feed::{Batch, MatchBatch};
 use super::{
     CHAT_PAGE, KEEPALIVE, PAGE, RETRY_MS, SHUTDOWN_RETRY_MS, StreamAuth, StreamFrame, StreamHolder,
     Streams, event_json, parse_match_position,
@@ -110,7 +110,7 @@ impl Streams {
         // The reads below are boxed while they run, as in the player stream.
         // Subscribed before the first read, so nothing committed after it is
         // missed: every event of the match is in that read or in a batch.
-        let mut batches = self.feed.subscribe();
+        let batches = self.feed.subscribe_match(id);
         let mut wakes = self.hub.subscribe_beyond_events();
         let mut credentials = self.hub.subscribe_credentials();
         let mut stop = self.hub.shutdown_signal();
@@ -152,23 +152,26 @@ impl Streams {
             }
             tokio::select! {
                 b = batches.recv() => match b {
-                    Ok(batch) => match Box::pin(self.take_batch(id, player.is_some(), &batch, &mut cur, out)).await? {
+                    MatchBatch::Batch(batch) => match Box::pin(self.take_batch(id, player.is_some(), &batch, &mut cur, out)).await? {
                         Taken::Gone => return Ok(()),
                         Taken::Read => read = true,
-                        Taken::Sent { sent, seat, then_read } => {
+                        Taken::Sent { sent, seat, over } => {
                             if sent {
                                 if with_prompt && seat.is_some() && !Box::pin(self.send_prompt(player, id, cur.version, out)).await? {
                                     return Ok(());
                                 }
                                 quiet_until = tokio::time::Instant::now() + KEEPALIVE;
                             }
-                            read = then_read;
+                            if over {
+                                // The match has nothing more to tell but the
+                                // chat's last words, after which the stream ends.
+                                return Box::pin(self.send_last_chat(id, player, &mut cur, out)).await;
+                            }
                         }
                     },
                     // Batches passed while this stream wrote to its reader:
                     // the database has them.
-                    Err(RecvError::Lagged(_)) => read = true,
-                    Err(RecvError::Closed) => return Ok(()),
+                    MatchBatch::Lagged => read = true,
                 },
                 w = wakes.recv() => match w {
                     // The chat is not in the feed's batches: it is read here.
@@ -335,7 +338,7 @@ impl Streams {
             return Ok(Taken::Sent {
                 sent: false,
                 seat: None,
-                then_read: false,
+                over: false,
             });
         }
         let seat = match (seated_caller, cur.kept_seat) {
@@ -364,13 +367,36 @@ impl Streams {
             cur.through = e.id;
             over |= FINAL_KINDS.contains(&e.kind.as_str());
         }
-        Ok(Taken::Sent {
-            sent,
-            seat,
-            // The match is over: the database says so and has the chat's last
-            // words, after which the stream ends.
-            then_read: over,
-        })
+        Ok(Taken::Sent { sent, seat, over })
+    }
+
+    /// Sends what is left of a finished match's chat: every message after the
+    /// cursor. The match's last event is sent, so every message is written
+    /// after an event the stream has taken in, and none is held back as a
+    /// round's reading holds back those written after its horizon.
+    async fn send_last_chat(
+        &self,
+        id: Uuid,
+        player: Option<Uuid>,
+        cur: &mut Cursor,
+        out: &mpsc::Sender<StreamFrame>,
+    ) -> Result<(), Error> {
+        loop {
+            let chat = store::chat::chat_after(&self.db, id, cur.chat_at, CHAT_PAGE).await?;
+            if chat.is_empty() {
+                return Ok(());
+            }
+            let muted = self.chat.muted_by(player).await?;
+            for c in &chat {
+                cur.chat_at = c.seq;
+                if !self.send_chat(c, cur.after, &muted, out).await? {
+                    return Ok(());
+                }
+            }
+            if (chat.len() as u64) < CHAT_PAGE {
+                return Ok(());
+            }
+        }
     }
 
     /// Sends the caller's prompt in the match (null once it is over), drawn
@@ -454,12 +480,12 @@ enum Taken {
     Gone,
     /// The batch cannot be trusted to continue the stream: read the database.
     Read,
-    /// Its events of the match were sent (any of them: `sent`), and the
-    /// database is to be read next (`then_read`).
+    /// Its events of the match were sent (any of them: `sent`), the last of
+    /// them the match's final one (`over`).
     Sent {
         sent: bool,
         seat: Option<i32>,
-        then_read: bool,
+        over: bool,
     },
 }
 

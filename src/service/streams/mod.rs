@@ -57,7 +57,7 @@ impl Streams {
         reads: Arc<Reads>,
         settled: Arc<Settled>,
     ) -> Self {
-        let feed = feed::Feed::new(db.clone(), clock.clone(), hub.clone(), settled.clone());
+        let feed = feed::Feed::new(db.clone(), hub.clone(), settled.clone());
         Self {
             db,
             clock,

@@ -176,8 +176,9 @@ impl Streams {
                         }
                         Err(RecvError::Closed) => return Ok(()),
                     };
+                    let followers = batch.followers(&self.db, self.clock.as_ref()).await?;
                     let shown = |e: &events::Model, at: StreamPosition| {
-                        StreamPosition { tx: e.tx, id: e.id } > at && batch.shown_to(player, e)
+                        StreamPosition { tx: e.tx, id: e.id } > at && followers.shown_to(player, e)
                     };
                     let mut joined = false;
                     for e in batch.events.iter().filter(|e| shown(e, at)) {
