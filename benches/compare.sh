@@ -21,6 +21,10 @@
 #   SUBSCRIBE         subscriber kinds to run beside the plain drive [player match]
 #                     (player: one /players/me/events stream per player; match: one
 #                     /matches/{id}/events stream per match); SUBSCRIBE= skips the pair
+#   SUB_ROUNDS        how many times the pair's drives run, interleaved (none, then
+#                     each kind, then none again...), so that a change of the machine's
+#                     speed falls on every kind alike; each kind's ratio to the drive
+#                     without is pooled over the rounds (its moves over its seconds) [3]
 #   PREFER_PROMPT     on: main-mode moves ask for the mover's next prompt in their
 #                     answer (`Prefer: return=representation`) and play from it without
 #                     a read; off: read before every move, as clients did before [on]
@@ -64,6 +68,7 @@ HOT_ROUNDS=${HOT_ROUNDS:-50}
 HOT=${HOT:-1}
 SUB_MATCHES=${SUB_MATCHES:-200}
 SUBSCRIBE=${SUBSCRIBE-player match}
+SUB_ROUNDS=${SUB_ROUNDS:-3}
 PORT=${PORT:-$((20000 + RANDOM % 20000))}
 COUNT_QUERIES=${COUNT_QUERIES:-0}
 CITUS=${CITUS:-0}
@@ -300,10 +305,18 @@ fi
 
 SUB_RESULTS=()
 if [ -n "$SUBSCRIBE" ]; then
-  for sub in none $SUBSCRIBE; do
-    say "subscriber pair: $CLIENTS clients, $SUB_MATCHES matches, subscribers: $sub"
-    R=$(load --clients "$CLIENTS" --matches "$SUB_MATCHES" --seats "$SEATS" --rounds "$ROUNDS" --subscribe "$sub" | tee /dev/stderr | grep '^RESULT')
-    SUB_RESULTS+=("$sub|$R")
+  for round in $(seq 1 "$SUB_ROUNDS"); do
+    for sub in none $SUBSCRIBE; do
+      say "subscriber pair, round $round of $SUB_ROUNDS: $CLIENTS clients, $SUB_MATCHES matches, subscribers: $sub"
+      R=$(load --clients "$CLIENTS" --matches "$SUB_MATCHES" --seats "$SEATS" --rounds "$ROUNDS" --subscribe "$sub" | tee /dev/stderr | grep '^RESULT')
+      SUB_RESULTS+=("$sub|$R")
+      # A player stream whose client went away lives on in the server until a
+      # write to it fails: the next event of its player (there is none: each
+      # drive registers players of its own) or its keep-alive, at most 15 s on.
+      # Until then it hears every batch of the feed, and the next drive would
+      # pay for the streams of this one. A match stream ends with its match.
+      if [ "$sub" = player ]; then sleep 17; fi
+    done
   done
 fi
 stop_server
@@ -377,6 +390,31 @@ echo
 awk -v m="$(field moves_per_s "$MAIN")" -v a="$(field active_moves_per_s "$MAIN")" -v t="$TPS" 'BEGIN {
   printf "Ratio accepted moves/s : pgbench tps = %.2f (whole drive), %.2f (all active).\n", m / t, a / t
 }'
+if [ "${#SUB_RESULTS[@]}" -gt 0 ]; then
+  # The subscriber pair over its rounds: each kind's moves over its seconds, its
+  # ratio to the drives without, and its CPU per move (averaged over its moves).
+  echo
+  echo "Subscriber pair, $SUB_MATCHES matches, $SUB_ROUNDS rounds interleaved:"
+  echo
+  echo "| subscribers | moves/s of each round | pooled moves/s | × without | server CPU / move | load generator / move | Postgres and the rest / move |"
+  echo "|---|---|---|---|---|---|---|"
+  for x in "${SUB_RESULTS[@]}"; do
+    r=${x#*|}
+    echo "${x%%|*} $(field moves "$r") $(field seconds "$r") $(field moves_per_s "$r") $(field server_cpu_ms_per_move "$r") $(field generator_cpu_ms_per_move "$r") $(field rest_cpu_ms_per_move "$r")"
+  done | awk '{
+    k = $1; if (!(k in moves)) order[n++] = k
+    moves[k] += $2; secs[k] += $3; each[k] = each[k] (each[k] == "" ? "" : ", ") $4
+    server[k] += $5 * $2; gen[k] += $6 * $2; rest[k] += $7 * $2
+  }
+  END {
+    base = moves["none"] / secs["none"]
+    for (i = 0; i < n; i++) {
+      k = order[i]; rate = moves[k] / secs[k]
+      printf "| %s | %s | %.1f | %s | %.2f ms | %.2f ms | %.2f ms |\n", k, each[k], rate,
+        (k == "none" ? "" : sprintf("%.2f", rate / base)), server[k] / moves[k], gen[k] / moves[k], rest[k] / moves[k]
+    }
+  }'
+fi
 if [ "$CITUS" = 1 ]; then
   echo "Citus: $TWO_PC two-phase commits in setup and drive, for $CITUS_PLAYERS registrations, $CITUS_FINISHED finished matches and $(field moves "$CITUS_MAIN") moves."
   echo "Citus: the deadline poll's query takes $DUE_MS ms on $CITUS_SHARDS shards ($DUE_ROWS deadline rows)."

@@ -1431,21 +1431,25 @@ async fn run(args: Args) -> i32 {
             _ => String::new(),
         };
         let generator = b.generator - a.generator;
+        let rest = (b.machine_busy - a.machine_busy)
+            .saturating_sub(generator)
+            .saturating_sub(b.server.unwrap_or(0) - a.server.unwrap_or(0));
         println!(
             "cpu during the drive: machine {:.0} % busy of {cores:.0} cores; {server}load generator {:.2} ms per move ({:.0} % of one core); the rest (Postgres, anything else running) {:.2} ms per move",
             100.0 * busy / secs_all.max(1.0),
             per_move(generator),
             generator as f64 / secs.max(1e-9),
-            per_move(
-                (b.machine_busy - a.machine_busy)
-                    .saturating_sub(generator)
-                    .saturating_sub(b.server.unwrap_or(0) - a.server.unwrap_or(0))
-            ),
+            per_move(rest),
         );
         result.push_str(&format!(
-            " machine_busy_pct={:.0}",
-            100.0 * busy / secs_all.max(1.0)
+            " machine_busy_pct={:.0} generator_cpu_ms_per_move={:.3} rest_cpu_ms_per_move={:.3}",
+            100.0 * busy / secs_all.max(1.0),
+            per_move(generator),
+            per_move(rest)
         ));
+        if let (Some(x), Some(y)) = (a.server, b.server) {
+            result.push_str(&format!(" server_cpu_ms_per_move={:.3}", per_move(y - x)));
+        }
     }
     if args.subscribe != Subscribe::None {
         let streamed = stats.streamed_between(r.from_us, r.to_us);
