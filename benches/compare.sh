@@ -92,6 +92,18 @@ fi
 say() { printf '\n== %s\n' "$*"; }
 psql_admin() { psql "$PG_URL/postgres" -v ON_ERROR_STOP=1 -Atq "$@"; }
 psql_citus() { psql "$CITUS_URL/$CITUS_DB" -v ON_ERROR_STOP=1 -Atq "$@"; }
+# Passes a run's lines on to stderr and its RESULT line to stdout. Not
+# `tee /dev/stderr`: that opens stderr's file anew, and when it is a file
+# redirected with `>` the reopening truncates what was written before.
+# Fails, as grep did, when no RESULT line came.
+results() {
+  local line found=1
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >&2
+    case $line in RESULT*) printf '%s\n' "$line"; found=0 ;; esac
+  done
+  return "$found"
+}
 
 cleanup() {
   if [ -n "$SECOND_PID" ]; then kill "$SECOND_PID" 2>/dev/null || true; fi
@@ -251,7 +263,7 @@ echo "server pid $SERVER_PID, log $WORK/server.log"
 [ "$REPLICAS" = 2 ] && start_second "$DB" "$WORK/server-b.log"
 
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
-MAIN=$(load --drive "${DRIVE:-tables}" --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+MAIN=$(load --drive "${DRIVE:-tables}" --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | results)
 echo "move writes: $(move_writes)"
 
 if [ "$CITUS" = 1 ]; then
@@ -269,7 +281,7 @@ if [ "$CITUS" = 1 ]; then
   TWO_PC_BEFORE=$(psql_citus -c "SELECT count(DISTINCT gid) FROM pg_dist_transaction")
   SERVER_ENV="DATABASE_SCHEMA=$CITUS_SCHEMA CITUS_SHARD_COUNT=$CITUS_SHARDS" \
     start_server "$CITUS_URL/$CITUS_DB" "$WORK/server-citus.log"
-  CITUS_MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | tee /dev/stderr | grep '^RESULT')
+  CITUS_MAIN=$(load --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | results)
   stop_server
   TWO_PC=$(( $(psql_citus -c "SELECT count(DISTINCT gid) FROM pg_dist_transaction") - TWO_PC_BEFORE ))
   psql_citus -c "ALTER SYSTEM RESET citus.recover_2pc_interval" -c "SELECT pg_reload_conf()" >/dev/null
@@ -290,7 +302,7 @@ HOT_RESULTS=()
 if [ "$HOT" = 1 ]; then
   for stakes in sealed open; do
     say "hot match: $CLIENTS clients in one 8-seat match, $stakes betting, $HOT_ROUNDS rounds"
-    R=$(load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:' | tee /dev/stderr | grep '^RESULT')
+    R=$(load --mode hot --clients "$CLIENTS" --seats 8 --rounds "$HOT_ROUNDS" --stakes "$stakes" | grep -v '^load:' | results)
     HOT_RESULTS+=("$stakes|$R")
   done
   # What one row allows at all: every client locking, updating and committing
@@ -308,7 +320,7 @@ if [ -n "$SUBSCRIBE" ]; then
   for round in $(seq 1 "$SUB_ROUNDS"); do
     for sub in none $SUBSCRIBE; do
       say "subscriber pair, round $round of $SUB_ROUNDS: $CLIENTS clients, $SUB_MATCHES matches, subscribers: $sub"
-      R=$(load --clients "$CLIENTS" --matches "$SUB_MATCHES" --seats "$SEATS" --rounds "$ROUNDS" --subscribe "$sub" | tee /dev/stderr | grep '^RESULT')
+      R=$(load --clients "$CLIENTS" --matches "$SUB_MATCHES" --seats "$SEATS" --rounds "$ROUNDS" --subscribe "$sub" | results)
       SUB_RESULTS+=("$sub|$R")
       # A player stream whose client went away lives on in the server until a
       # write to it fails: the next event of its player (there is none: each
