@@ -200,10 +200,23 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
     }
     let on_citus = postgres && citus::is_citus(db).await?;
     if on_citus {
-        let tx = db.begin().await?;
-        tx.execute_unprepared(MIGRATION_LOCK).await?;
-        let layout = citus::lay_out(&tx, settings.citus_shard_count).await?;
-        tx.commit().await?;
+        // Laying reference tables out locks Citus's metadata on every node,
+        // and Citus ends a distributed deadlock by cancelling one of its
+        // transactions: a replica starting while another schema of the same
+        // database is laid out or busy may be the one cancelled. Nothing of
+        // the layout stays behind then, so it is tried again.
+        let layout = loop {
+            match lay_out_once(db, settings.citus_shard_count).await {
+                Err(e)
+                    if e.to_string().contains("deadlock")
+                        && std::time::Instant::now() < give_up =>
+                {
+                    tracing::warn!(error = %e, "citus: the layout met a deadlock; laying out again");
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                done => break done?,
+            }
+        };
         tracing::info!(
             distributed_by_match = ?layout.distributed,
             reference = ?layout.reference,
@@ -212,6 +225,17 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
         );
     }
     Ok(on_citus)
+}
+
+async fn lay_out_once(
+    db: &DatabaseConnection,
+    shard_count: Option<u32>,
+) -> Result<citus::Layout, DbErr> {
+    let tx = db.begin().await?;
+    tx.execute_unprepared(MIGRATION_LOCK).await?;
+    let layout = citus::lay_out(&tx, shard_count).await?;
+    tx.commit().await?;
+    Ok(layout)
 }
 
 async fn migrate_once(db: &DatabaseConnection, postgres: bool) -> Result<(), DbErr> {

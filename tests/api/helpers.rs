@@ -243,6 +243,9 @@ impl Process {
             _ => "still running".to_owned(),
         };
         let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        // An error that ends the process is followed by its backtrace, which
+        // would fill the tail and hide the message.
+        let log = log.split("\nStack backtrace:").next().unwrap_or_default();
         let lines: Vec<&str> = log.lines().collect();
         let tail = lines[lines.len().saturating_sub(20)..].join("\n");
         format!("{status}; its log ends:\n{tail}")
