@@ -186,18 +186,10 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
     // starting beside another that migrates a slow disk waits longer than that
     // rather than exit.
     let give_up = std::time::Instant::now() + Duration::from_secs(120);
-    loop {
-        match migrate_once(db, postgres).await {
-            Err(e)
-                if e.to_string().contains("database is locked")
-                    && std::time::Instant::now() < give_up =>
-            {
-                tracing::warn!(error = %e, "the database is busy; migrating again");
-                tokio::time::sleep(Duration::from_millis(200)).await;
-            }
-            done => break done?,
-        }
-    }
+    again_on(give_up, "database is locked", "migrating", || {
+        migrate_once(db, postgres)
+    })
+    .await?;
     let on_citus = postgres && citus::is_citus(db).await?;
     if on_citus {
         // Laying reference tables out locks Citus's metadata on every node,
@@ -205,18 +197,13 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
         // transactions: a replica starting while another schema of the same
         // database is laid out or busy may be the one cancelled. Nothing of
         // the layout stays behind then, so it is tried again.
-        let layout = loop {
-            match lay_out_once(db, settings.citus_shard_count).await {
-                Err(e)
-                    if e.to_string().contains("deadlock")
-                        && std::time::Instant::now() < give_up =>
-                {
-                    tracing::warn!(error = %e, "citus: the layout met a deadlock; laying out again");
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                }
-                done => break done?,
-            }
-        };
+        let layout = again_on(
+            give_up,
+            "deadlock",
+            "laying the tables out on citus",
+            || lay_out_once(db, settings.citus_shard_count),
+        )
+        .await?;
         tracing::info!(
             distributed_by_match = ?layout.distributed,
             reference = ?layout.reference,
@@ -225,6 +212,29 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
         );
     }
     Ok(on_citus)
+}
+
+/// Runs `step` until it ends otherwise than with an error naming `passing`
+/// (a lock or a deadlock that a moment later is gone), or until `give_up`.
+async fn again_on<T, F, Fut>(
+    give_up: std::time::Instant,
+    passing: &str,
+    what: &str,
+    mut step: F,
+) -> Result<T, DbErr>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, DbErr>>,
+{
+    loop {
+        match step().await {
+            Err(e) if e.to_string().contains(passing) && std::time::Instant::now() < give_up => {
+                tracing::warn!(error = %e, "{what}: trying again");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            done => return done,
+        }
+    }
 }
 
 async fn lay_out_once(
