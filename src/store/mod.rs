@@ -379,3 +379,59 @@ mod tls_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod again_tests {
+    use std::cell::Cell;
+    use std::time::{Duration, Instant};
+
+    use sea_orm::DbErr;
+
+    use super::again_on;
+
+    fn failing(message: &str) -> DbErr {
+        DbErr::Custom(message.to_owned())
+    }
+
+    #[tokio::test]
+    async fn a_passing_deadlock_is_tried_again_and_any_other_error_ends_at_once() {
+        let later = Instant::now() + Duration::from_secs(60);
+        let calls = Cell::new(0);
+        let done = again_on(later, "deadlock", "test", || {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move {
+                if n < 3 {
+                    Err(failing(
+                        "canceling the transaction since it was involved in a distributed deadlock",
+                    ))
+                } else {
+                    Ok(n)
+                }
+            }
+        })
+        .await;
+        assert_eq!(done.expect("the third try"), 3);
+
+        calls.set(0);
+        let done: Result<(), DbErr> = again_on(later, "deadlock", "test", || {
+            calls.set(calls.get() + 1);
+            async { Err(failing("relation \"matches\" does not exist")) }
+        })
+        .await;
+        assert!(done.is_err());
+        assert_eq!(calls.get(), 1, "another error is not tried again");
+    }
+
+    #[tokio::test]
+    async fn past_the_time_given_the_error_is_returned() {
+        let calls = Cell::new(0);
+        let done: Result<(), DbErr> = again_on(Instant::now(), "deadlock", "test", || {
+            calls.set(calls.get() + 1);
+            async { Err(failing("deadlock detected")) }
+        })
+        .await;
+        assert!(done.expect_err("given up").to_string().contains("deadlock"));
+        assert_eq!(calls.get(), 1);
+    }
+}
