@@ -36,6 +36,7 @@ use sea_orm::{
 };
 
 use crate::config::{DatabaseKind, Settings};
+use crate::errors::{Trouble, trouble};
 
 /// Opens the pool: SQLite in WAL mode with a few connections, Postgres sized for the machine.
 pub async fn connect(settings: &Settings) -> anyhow::Result<DatabaseConnection> {
@@ -186,10 +187,7 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
     // starting beside another that migrates a slow disk waits longer than that
     // rather than exit.
     let give_up = std::time::Instant::now() + Duration::from_secs(120);
-    again_on(give_up, "database is locked", "migrating", || {
-        migrate_once(db, postgres)
-    })
-    .await?;
+    again_on(give_up, "migrating", || migrate_once(db, postgres)).await?;
     let on_citus = postgres && citus::is_citus(db).await?;
     if on_citus {
         // Laying reference tables out locks Citus's metadata on every node,
@@ -197,12 +195,9 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
         // transactions: a replica starting while another schema of the same
         // database is laid out or busy may be the one cancelled. Nothing of
         // the layout stays behind then, so it is tried again.
-        let layout = again_on(
-            give_up,
-            "deadlock",
-            "laying the tables out on citus",
-            || lay_out_once(db, settings.citus_shard_count),
-        )
+        let layout = again_on(give_up, "laying the tables out on citus", || {
+            lay_out_once(db, settings.citus_shard_count)
+        })
         .await?;
         tracing::info!(
             distributed_by_match = ?layout.distributed,
@@ -214,11 +209,11 @@ pub async fn migrate(db: &DatabaseConnection, settings: &Settings) -> Result<boo
     Ok(on_citus)
 }
 
-/// Runs `step` until it ends otherwise than with an error naming `passing`
-/// (a lock or a deadlock that a moment later is gone), or until `give_up`.
+/// Runs `step` until it ends otherwise than with contention (a lock held, a
+/// deadlock: what the requests' errors also retry, see [`trouble`]), or
+/// until `give_up`.
 async fn again_on<T, F, Fut>(
     give_up: std::time::Instant,
-    passing: &str,
     what: &str,
     mut step: F,
 ) -> Result<T, DbErr>
@@ -228,7 +223,7 @@ where
 {
     loop {
         match step().await {
-            Err(e) if e.to_string().contains(passing) && std::time::Instant::now() < give_up => {
+            Err(e) if trouble(&e) == Trouble::Contention && std::time::Instant::now() < give_up => {
                 tracing::warn!(error = %e, "{what}: trying again");
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
@@ -397,14 +392,12 @@ mod again_tests {
     async fn a_passing_deadlock_is_tried_again_and_any_other_error_ends_at_once() {
         let later = Instant::now() + Duration::from_secs(60);
         let calls = Cell::new(0);
-        let done = again_on(later, "deadlock", "test", || {
+        let done = again_on(later, "test", || {
             calls.set(calls.get() + 1);
             let n = calls.get();
             async move {
                 if n < 3 {
-                    Err(failing(
-                        "canceling the transaction since it was involved in a distributed deadlock",
-                    ))
+                    Err(failing("deadlock detected"))
                 } else {
                     Ok(n)
                 }
@@ -414,7 +407,7 @@ mod again_tests {
         assert_eq!(done.expect("the third try"), 3);
 
         calls.set(0);
-        let done: Result<(), DbErr> = again_on(later, "deadlock", "test", || {
+        let done: Result<(), DbErr> = again_on(later, "test", || {
             calls.set(calls.get() + 1);
             async { Err(failing("relation \"matches\" does not exist")) }
         })
@@ -426,7 +419,7 @@ mod again_tests {
     #[tokio::test]
     async fn past_the_time_given_the_error_is_returned() {
         let calls = Cell::new(0);
-        let done: Result<(), DbErr> = again_on(Instant::now(), "deadlock", "test", || {
+        let done: Result<(), DbErr> = again_on(Instant::now(), "test", || {
             calls.set(calls.get() + 1);
             async { Err(failing("deadlock detected")) }
         })
