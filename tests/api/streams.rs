@@ -754,8 +754,9 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
         app.url("/api/v1/players/me/events?prompt=true"),
     );
     let played = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let opened = std::sync::Arc::new(tokio::sync::Notify::new());
     let reader = tokio::spawn({
-        let played = played.clone();
+        let (played, opened) = (played.clone(), opened.clone());
         async move {
             let mut resp = client
                 .get(url)
@@ -765,8 +766,12 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
                 .await
                 .expect("stream");
             // Until the frames go quiet for a second and a half after the
-            // moves, however slow the moves were to make.
-            read_until(&mut resp, |_, quiet| {
+            // moves, however slow the moves were to make; the moves wait
+            // for the start's prompts, so they cannot overtake them.
+            read_until(&mut resp, |text, quiet| {
+                if text.contains("event: prompt") {
+                    opened.notify_one();
+                }
                 played.load(std::sync::atomic::Ordering::Acquire)
                     && quiet >= Duration::from_millis(1500)
             })
@@ -782,7 +787,9 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
         .iter()
         .map(|t| t["match_id"].as_str().expect("id").to_owned())
         .collect();
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::timeout(Duration::from_secs(60), opened.notified())
+        .await
+        .expect("the stream's first prompt");
     let mut rng = sealed_orders::games::rng::GameRng::from_key([9; 32]);
     play_some(&app, &second, &players, &mut rng).await;
     played.store(true, std::sync::atomic::Ordering::Release);
@@ -809,18 +816,44 @@ async fn a_players_stream_can_carry_its_prompt_in_each_match_the_events_touch() 
             .any(|p| p["match_id"] == second.as_str()),
         "a prompt after the moves: {text}"
     );
-    // At the start, before any event: one for each match where a move was
-    // owed then, and no other.
-    let before_events = text.split("\nid: ").next().unwrap_or("");
-    let mut at_start: Vec<String> = prompts(before_events)
+    // At the start: one for each match where a move was owed then, and for
+    // each match of the events that came first (those that settled as the
+    // stream opened: "from now" is the position every earlier transaction
+    // has settled below), and no other.
+    let frames: Vec<&str> = text.split("\n\n").collect();
+    let is_prompt = |f: &&str| f.lines().any(|l| l == "event: prompt");
+    let is_event = |f: &&str| f.lines().any(|l| l.starts_with("id: "));
+    let first_events: Vec<&str> = frames
+        .iter()
+        .copied()
+        .take_while(|f| !is_prompt(f))
+        .filter(is_event)
+        .collect();
+    let start_block = frames
+        .iter()
+        .copied()
+        .skip_while(|f| !is_prompt(f))
+        .take_while(is_prompt)
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let mut at_start: Vec<String> = prompts(&start_block)
         .iter()
         .map(|p| p["match_id"].as_str().expect("id").to_owned())
         .collect();
-    let mut owed = owed_at_start.clone();
+    let mut expected = owed_at_start.clone();
+    assert!(!expected.is_empty());
+    for f in first_events {
+        let data = f
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .expect("data");
+        let event: Value = serde_json::from_str(data).expect("JSON");
+        expected.push(event["match_id"].as_str().expect("id").to_owned());
+    }
     at_start.sort();
-    owed.sort();
-    assert!(!owed.is_empty());
-    assert_eq!(at_start, owed, "{text}");
+    expected.sort();
+    expected.dedup();
+    assert_eq!(at_start, expected, "{text}");
     // Without the parameter, no prompts.
     let (_, plain) = app
         .stream(
