@@ -29,7 +29,6 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{Notify, broadcast};
 use uuid::Uuid;
 
-use super::PAGE;
 use crate::service::clock::Clock;
 use crate::service::error::Result;
 use crate::service::hub::{Hub, Wake};
@@ -44,6 +43,13 @@ use crate::store::streams::StreamPosition;
 const GAP: Duration = Duration::from_millis(10);
 /// How soon to read again while a committed event is not yet settled.
 const UNSETTLED_RETRY: Duration = Duration::from_millis(50);
+/// The most events one read of the log takes. A batch that ends at a full
+/// page may have parted two events of one match (see [`Batch::more`]), and
+/// every match stream of its matches then reads the database: with pages of
+/// the streams' own 200 events, a drive of 3,000 moves a second filled nearly
+/// every page, and two hundred match streams made four queries each at almost
+/// every move (docs/benchmarks.md, "Match streams kept on the feed's batches").
+const FEED_PAGE: u64 = 2_000;
 /// Batches kept for a stream that is busy writing to a slow reader; past them
 /// it catches up from the database.
 const BACKLOG: usize = 256;
@@ -355,7 +361,8 @@ impl Feed {
             // newer one: an event that settled since still counts as pending,
             // so the feed reads again instead of waiting for a wake-up that
             // came already.
-            let (events, pending) = store::streams::log_page(&self.db, at, settled, PAGE).await?;
+            let (events, pending) =
+                store::streams::log_page(&self.db, at, settled, FEED_PAGE).await?;
             let Some(last) = events.last() else {
                 return Ok((at, pending));
             };
@@ -363,7 +370,7 @@ impl Feed {
                 tx: last.tx,
                 id: last.id,
             };
-            let full = events.len() as u64 == PAGE;
+            let full = events.len() as u64 == FEED_PAGE;
             let mut batch = Self::batch(at, to, events);
             batch.more = full;
             self.send(batch);
