@@ -186,6 +186,18 @@ move_writes() {
     tr '\n' ' '
 }
 
+# How each replica knew its match reads current: kept (alone), home, checked
+# (asked the database), read (read whole).
+match_reads() {
+  local port out=""
+  for port in $PORT ${SECOND_PID:+$PORT2}; do
+    out="$out$(curl -sf "http://127.0.0.1:$port/metrics" |
+      sed -n 's/^sealed_orders_match_reads_total{how="\([a-z]*\)"} \([0-9]*\)/\1=\2/p' |
+      tr '\n' ' '); "
+  done
+  echo "$out"
+}
+
 stop_server() {
   if [ -n "$SECOND_PID" ]; then
     kill "$SECOND_PID" 2>/dev/null || true
@@ -265,6 +277,7 @@ echo "server pid $SERVER_PID, log $WORK/server.log"
 say "load: $CLIENTS clients, $MATCHES matches active at once ($SEATS seats, $ROUNDS rounds, open and sealed)"
 MAIN=$(load --drive "${DRIVE:-tables}" --clients "$CLIENTS" --matches "$MATCHES" --seats "$SEATS" --rounds "$ROUNDS" | results)
 echo "move writes: $(move_writes)"
+echo "match reads, by replica: $(match_reads)"
 
 if [ "$CITUS" = 1 ]; then
   stop_server

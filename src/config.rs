@@ -95,6 +95,11 @@ pub struct Settings {
     /// Milliseconds without a word from another replica before a replica
     /// takes itself for the only one (`REPLICA_SILENCE_MS`).
     pub replica_silence_ms: u64,
+    /// The lease, in milliseconds, of a match's home: the replica whose own
+    /// moves keep writing a match answers its reads without asking the
+    /// database, and any other writer waits for the lease (`HOME_LEASE_MS`,
+    /// plain Postgres with `MATCH_READS=auto`; 0 turns homes off).
+    pub home_lease_ms: u64,
     /// The most moves of different matches written in one statement and one
     /// commit (`MOVE_BATCH`, plain Postgres); 1 writes every move alone.
     pub move_batch: u64,
@@ -119,6 +124,11 @@ pub const DEFAULT_MOVE_WRITERS: u64 = 1;
 
 /// Half a minute: every replica speaks at least every ten seconds.
 pub const DEFAULT_REPLICA_SILENCE_MS: u64 = 30_000;
+
+/// Three seconds: longer than a sticky client takes between a move and its
+/// next read of the match, even at a thousand matches a replica on a busy
+/// machine; what a writer through another replica waits at most.
+pub const DEFAULT_HOME_LEASE_MS: u64 = 3_000;
 
 /// Two weeks: long enough for friends who play by mail, short enough that the
 /// lobby does not fill with matches nobody will join.
@@ -459,6 +469,7 @@ impl Settings {
             move_lists: var("MOVE_LISTS").unwrap_or_else(|| "auto".to_owned()),
             match_reads: var("MATCH_READS").unwrap_or_else(|| "auto".to_owned()),
             replica_silence_ms: whole("REPLICA_SILENCE_MS", DEFAULT_REPLICA_SILENCE_MS)?,
+            home_lease_ms: whole("HOME_LEASE_MS", DEFAULT_HOME_LEASE_MS)?.min(60_000),
             move_batch: whole("MOVE_BATCH", DEFAULT_MOVE_BATCH)?.clamp(1, 1_000),
             move_writers: whole("MOVE_WRITERS", DEFAULT_MOVE_WRITERS)?.clamp(1, 64),
             move_batch_wait_us: whole("MOVE_BATCH_WAIT_US", 0)?.min(100_000),

@@ -30,6 +30,11 @@ pub struct Metrics {
     /// database (this replica takes itself for the only one and hears every
     /// change), 0 while every read asks.
     pub reads_from_snapshots: IntGauge,
+    /// Reads of a match's latest version, by how the kept snapshot was known
+    /// current: `kept` (this replica hears of every change), `home` (it is
+    /// the match's home), `checked` (the database gave the version), `read`
+    /// (none kept, or stale: read whole).
+    pub match_reads: IntCounterVec,
 }
 
 impl Metrics {
@@ -107,8 +112,16 @@ impl Metrics {
             "reads_from_snapshots",
             "1 while match reads answer from kept snapshots without asking the database, else 0.",
         )?;
+        let match_reads = IntCounterVec::new(
+            Opts::new(
+                "match_reads_total",
+                "Reads of a match's latest version by how the kept snapshot was known current: kept, home, checked, read.",
+            ),
+            &["how"],
+        )?;
         for c in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
+            Box::new(match_reads.clone()),
             Box::new(latency.clone()),
             Box::new(moves_accepted.clone()),
             Box::new(steps_resolved.clone()),
@@ -137,6 +150,7 @@ impl Metrics {
             move_writes,
             move_batches,
             reads_from_snapshots,
+            match_reads,
         })
     }
 

@@ -253,6 +253,9 @@ pub async fn run(settings: Settings, args: SimulateArgs) -> anyhow::Result<u64> 
             notified_reads: true,
             // A simulation sends no mail.
             mail_key: Vec::new(),
+            replica: uuid::Uuid::new_v4(),
+            // One process: it hears of every change.
+            home_lease: None,
         },
         &settings,
     );

@@ -112,6 +112,11 @@ impl Application {
         settings: Settings,
         clock: Arc<dyn Clock>,
     ) -> anyhow::Result<Self> {
+        let replica = uuid::Uuid::new_v4();
+        let mut settings = settings;
+        if settings.database_kind()? == DatabaseKind::Postgres {
+            settings.database_url = store::naming_the_replica(&settings.database_url, replica)?;
+        }
         let db = store::connect(&settings).await?;
         let on_citus = store::migrate(&db, &settings).await?;
         let move_lists = match settings.move_lists.as_str() {
@@ -183,6 +188,14 @@ impl Application {
                 // its last state from memory.
                 notified_reads: settings.match_reads == "auto" && !on_citus,
                 mail_key,
+                replica,
+                // Homes need the trigger, which Citus has not (every read asks
+                // there), and would be pointless where every read asks anyway.
+                home_lease: (settings.database_kind()? == DatabaseKind::Postgres
+                    && !on_citus
+                    && settings.match_reads == "auto"
+                    && settings.home_lease_ms > 0)
+                    .then(|| std::time::Duration::from_millis(settings.home_lease_ms)),
             },
             &settings,
         );

@@ -52,6 +52,7 @@ mod m20261205_200002_add_clocked_match_index;
 mod m20261206_100001_add_ten_minute_stat_grain;
 mod m20261207_100001_compress_states_with_lz4;
 mod m20261208_100001_drop_move_row_foreign_keys;
+mod m20261209_100001_add_match_homes;
 mod stat_totals;
 
 pub use stat_totals::{GRAINS, fold_statements, grain_minutes};
@@ -133,6 +134,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_100001_add_ten_minute_stat_grain::Migration),
             Box::new(m20261207_100001_compress_states_with_lz4::Migration),
             Box::new(m20261208_100001_drop_move_row_foreign_keys::Migration),
+            Box::new(m20261209_100001_add_match_homes::Migration),
         ]
     }
 }

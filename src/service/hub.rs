@@ -97,6 +97,12 @@ type RemoteHook = Box<dyn Fn(Option<Uuid>) + Send + Sync>;
 
 impl Hub {
     pub fn new(across_replicas: bool) -> Self {
+        Self::for_replica(across_replicas, Uuid::new_v4())
+    }
+
+    /// The hub of the replica named `replica` (its wake-ups carry the name, so
+    /// that it passes over its own).
+    pub fn for_replica(across_replicas: bool, replica: Uuid) -> Self {
         let (wakes, _) = broadcast::channel(1024);
         let (beyond_events, _) = broadcast::channel(256);
         let (credentials, _) = broadcast::channel(256);
@@ -114,7 +120,7 @@ impl Hub {
             poller: Notify::new(),
             mailer: Notify::new(),
             shutdown,
-            replica: Uuid::new_v4(),
+            replica,
             across_replicas,
             on_remote: OnceLock::new(),
             listening: AtomicBool::new(false),

@@ -42,6 +42,7 @@ pub mod error;
 pub mod folds;
 pub mod games;
 pub mod history;
+pub mod homes;
 pub mod hub;
 pub mod invitations;
 pub mod lifecycle;
@@ -144,6 +145,11 @@ pub struct Foundation {
     pub notified_reads: bool,
     /// Signs the unsubscribe links of mail (derived from the server's secret).
     pub mail_key: Vec<u8>,
+    /// This replica's name among the others (its wake-ups, its homes).
+    pub replica: uuid::Uuid,
+    /// The lease of a match's home, where this replica claims homes (see
+    /// `homes`).
+    pub home_lease: Option<Duration>,
 }
 
 impl Services {
@@ -160,18 +166,22 @@ impl Services {
             metrics,
             notified_reads,
             mail_key,
+            replica,
+            home_lease,
         } = f;
         let across_replicas = db.get_database_backend() == sea_orm::DbBackend::Postgres;
-        let hub = Arc::new(hub::Hub::new(across_replicas));
+        let hub = Arc::new(hub::Hub::for_replica(across_replicas, replica));
         let snapshots = snapshots::SnapshotCache::new(settings.match_cache_mib << 20);
         let games = Arc::new(games::Games::new(db.clone(), games, data));
-        let records = Arc::new(records::Records::new(
-            db.clone(),
-            games.clone(),
-            snapshots.clone(),
-            hub.clone(),
+        let records = Arc::new(records::Records::new(records::RecordsParts {
+            db: db.clone(),
+            games: games.clone(),
+            snapshots: snapshots.clone(),
+            hub: hub.clone(),
             notified_reads,
-        ));
+            homes: home_lease.map(|lease| Arc::new(homes::Homes::new(replica, lease))),
+            metrics: metrics.clone(),
+        }));
         let commits = Arc::new(commits::Commits::new(
             snapshots.clone(),
             hub.clone(),

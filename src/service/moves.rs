@@ -281,6 +281,16 @@ impl Moves {
             (_, None) => store::move_write::DeadlineWrite::Clear,
         };
         let events = event_rows(&after, &record.events, now);
+        let homes = self.records.homes();
+        let home = homes.map_or_else(Default::default, |h| {
+            h.for_move(
+                &snap,
+                !self.records.reads_from_snapshots(),
+                after.deadline_at,
+                now,
+            )
+        });
+        let sent_after = std::time::Instant::now();
         let rows = store::move_write::MoveRows {
             before_version: m.version,
             after,
@@ -289,6 +299,7 @@ impl Moves {
             reveal: record.reveal,
             events,
             rounds: record.rounds,
+            home,
         };
         let (rows, written) = match &self.writer {
             Some(writer) => writer.write(rows).await?,
@@ -315,6 +326,10 @@ impl Moves {
             text_len,
         );
         kept.names_read = snap.names_read;
+        kept.own_streak = snap.own_streak.saturating_add(1);
+        if let (Some(h), Some(_)) = (homes, home.claim_ms) {
+            kept.trusted_until = Some(h.trusted_until(sent_after));
+        }
         let receipt = MoveReceipt {
             prompt: None,
             match_id: id,

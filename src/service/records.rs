@@ -9,8 +9,10 @@ use sea_orm::{ConnectionTrait, DatabaseConnection};
 use uuid::Uuid;
 
 use crate::games::AnyState;
+use crate::metrics::Metrics;
 use crate::service::error::{Error, Result};
 use crate::service::games::Games;
+use crate::service::homes::Homes;
 use crate::service::hub::Hub;
 use crate::service::lifecycle::not_found;
 use crate::service::snapshots::{Snapshot, SnapshotCache};
@@ -24,23 +26,43 @@ pub struct Records {
     snapshots: SnapshotCache,
     hub: Arc<Hub>,
     notified_reads: bool,
+    /// This replica's homes, where it takes part in them (plain Postgres,
+    /// reads not `checked`, a lease set).
+    homes: Option<Arc<Homes>>,
+    metrics: Arc<Metrics>,
+}
+
+/// What [`Records::new`] is built from.
+pub struct RecordsParts {
+    pub db: DatabaseConnection,
+    pub games: Arc<Games>,
+    pub snapshots: SnapshotCache,
+    pub hub: Arc<Hub>,
+    pub notified_reads: bool,
+    pub homes: Option<Arc<Homes>>,
+    pub metrics: Arc<Metrics>,
 }
 
 impl Records {
-    pub fn new(
-        db: DatabaseConnection,
-        games: Arc<Games>,
-        snapshots: SnapshotCache,
-        hub: Arc<Hub>,
-        notified_reads: bool,
-    ) -> Self {
+    pub fn new(p: RecordsParts) -> Self {
         Self {
-            db,
-            games,
-            snapshots,
-            hub,
-            notified_reads,
+            db: p.db,
+            games: p.games,
+            snapshots: p.snapshots,
+            hub: p.hub,
+            notified_reads: p.notified_reads,
+            homes: p.homes,
+            metrics: p.metrics,
         }
+    }
+
+    /// This replica's homes, where it takes part in them.
+    pub fn homes(&self) -> Option<&Arc<Homes>> {
+        self.homes.as_ref()
+    }
+
+    fn count_read(&self, how: &str) {
+        self.metrics.match_reads.with_label_values(&[how]).inc();
     }
 }
 
@@ -149,19 +171,30 @@ impl Records {
         self.read_snapshot(id).await
     }
 
-    /// The match as of its latest version: the kept snapshot when the database
-    /// says it is current (one primary-key read), else read whole and kept.
+    /// The match as of its latest version: the kept snapshot when this replica
+    /// hears of every change or is the match's home (see [`super::homes`]),
+    /// or when the database says it is current (one primary-key read); else
+    /// read whole and kept.
     pub(super) async fn snapshot(&self, id: Uuid) -> Result<Arc<Snapshot>, Error> {
         if let Some(kept) = self.snapshots.get(id).filter(|s| s.names_fresh()) {
             if self.reads_from_snapshots() {
+                self.count_read("kept");
+                return Ok(kept);
+            }
+            if kept.home_now() {
+                self.count_read("home");
                 return Ok(kept);
             }
             match store::matches::match_version(&self.db, id).await? {
-                Some(v) if v == kept.version() => return Ok(kept),
+                Some(v) if v == kept.version() => {
+                    self.count_read("checked");
+                    return Ok(kept);
+                }
                 None => return Err(not_found()),
                 Some(_) => {}
             }
         }
+        self.count_read("read");
         self.read_snapshot(id).await
     }
 

@@ -44,6 +44,13 @@ pub struct Snapshot {
     pub names_read: Instant,
     /// The bytes this snapshot is estimated to hold.
     pub weight: u64,
+    /// How many of the match's moves in a row, up to this version, this
+    /// replica wrote in one statement (0 for a snapshot read or written
+    /// otherwise); see `service::homes`.
+    pub own_streak: u32,
+    /// Until when this replica is the match's home at this version, so that a
+    /// read needs no check (see `service::homes`).
+    pub trusted_until: Option<Instant>,
 }
 
 /// How long names read with a snapshot are trusted. A read after that reads the
@@ -74,6 +81,8 @@ impl Snapshot {
             state,
             names_read: Instant::now(),
             weight,
+            own_streak: 0,
+            trusted_until: None,
         }
     }
 
@@ -84,6 +93,12 @@ impl Snapshot {
     /// Whether its names are recent enough to answer a read with.
     pub fn names_fresh(&self) -> bool {
         self.names_read.elapsed() < NAMES_MAX_AGE
+    }
+
+    /// Whether this replica is the match's home at this version, its lease
+    /// still running: no other writer can have changed the match.
+    pub fn home_now(&self) -> bool {
+        self.trusted_until.is_some_and(|t| Instant::now() < t)
     }
 }
 

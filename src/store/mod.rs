@@ -119,7 +119,23 @@ async fn connect_with_session(
     session: &str,
     most: u32,
 ) -> anyhow::Result<DatabaseConnection> {
-    let mut url = url::Url::parse(&settings.database_url)?;
+    let mut pool = settings.clone();
+    pool.database_url = with_session(&settings.database_url, session)?;
+    pool.max_connections = Some(most);
+    connect(&pool).await
+}
+
+/// Names this replica to the database in every session of its pools
+/// (`sealed_orders.replica`), so that the trigger of a match's home knows a
+/// write of the home's own from another's (see `service::homes`).
+pub fn naming_the_replica(database_url: &str, replica: uuid::Uuid) -> anyhow::Result<String> {
+    with_session(database_url, &format!("-c sealed_orders.replica={replica}"))
+}
+
+/// `database_url` with `session` (`-c name=value` words) added to the
+/// `options` it gives, if any.
+fn with_session(database_url: &str, session: &str) -> anyhow::Result<String> {
+    let mut url = url::Url::parse(database_url)?;
     let given: Option<String> = url
         .query_pairs()
         .find(|(k, _)| k == "options")
@@ -137,10 +153,7 @@ async fn connect_with_session(
         .clear()
         .extend_pairs(kept)
         .append_pair("options", &options);
-    let mut pool = settings.clone();
-    pool.database_url = url.to_string();
-    pool.max_connections = Some(most);
-    connect(&pool).await
+    Ok(url.to_string())
 }
 
 /// A Postgres URL to a server on this machine (a loopback address or a Unix

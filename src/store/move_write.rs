@@ -337,6 +337,18 @@ pub enum DeadlineWrite {
     Clear,
 }
 
+/// What a move statement does about the match's home (docs/decisions.md,
+/// "Homes: reads without the check across replicas").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Home {
+    /// This replica, when it takes part in homes: a match whose home it is can
+    /// be written in a batch without waiting for anybody's lease.
+    pub replica: Option<Uuid>,
+    /// Claims the home for this replica, for so many milliseconds from the
+    /// statement's execution. Without a claim the write clears the home.
+    pub claim_ms: Option<i64>,
+}
+
 /// A move that neither finishes its match nor changes a seat: the match row after
 /// it, the move, the reveal it may cause, its events and round records.
 pub struct MoveWrite<'a> {
@@ -349,6 +361,7 @@ pub struct MoveWrite<'a> {
     pub reveal: bool,
     pub events: &'a [NewEvent],
     pub rounds: &'a [RoundRows],
+    pub home: Home,
 }
 
 /// A move's rows, owned: what a writer of many moves is handed and hands back.
@@ -360,6 +373,7 @@ pub struct MoveRows {
     pub reveal: bool,
     pub events: Vec<NewEvent>,
     pub rounds: Vec<RoundRows>,
+    pub home: Home,
 }
 
 impl MoveRows {
@@ -372,6 +386,7 @@ impl MoveRows {
             reveal: self.reveal,
             events: &self.events,
             rounds: &self.rounds,
+            home: self.home,
         }
     }
 }
@@ -543,20 +558,31 @@ fn batch_statement<'a>(ws: &'a [MoveWrite<'a>]) -> Built<'a> {
         b.each(ws, Ty::Time, |w| V::Time(Some(w.after.updated_at))),
         b.each(ws, Ty::Time, |w| V::Time(w.after.step_started_at)),
         b.each(ws, Ty::Time, |w| V::Time(w.after.deadline_at)),
+        b.each(ws, Ty::Uuid, |w| V::Uuid(w.home.replica)),
+        b.each(ws, Ty::Int8, |w| V::Int8(w.home.claim_ms)),
     ];
     b.part("i");
     b.sql.push_str(&format!(
         "SELECT * FROM unnest({ids}, {}) \
-         AS i(id, before, after, step, state, updated_at, step_started_at, deadline_at))",
+         AS i(id, before, after, step, state, updated_at, step_started_at, deadline_at, \
+              home, claim))",
         head.join(", ")
     ));
+    // A match another replica is home of, its lease running, is left out: the
+    // move is answered as stale and written alone, waiting for the lease
+    // there (the trigger), rather than holding up every move of the batch.
     b.part("m");
     b.sql.push_str(&format!(
         "UPDATE matches SET version = i.after, step = i.step, state = i.state, \
            updated_at = i.updated_at, step_started_at = i.step_started_at, \
-           deadline_at = i.deadline_at \
+           deadline_at = i.deadline_at, \
+           home = CASE WHEN i.claim IS NULL THEN matches.home ELSE i.home END, \
+           home_until = CASE WHEN i.claim IS NULL THEN matches.home_until \
+             ELSE clock_timestamp() + i.claim * interval '1 millisecond' END \
          FROM i WHERE matches.id = ANY({ids}) AND matches.id = i.id \
            AND matches.version = i.before \
+           AND (matches.home_until IS NULL OR matches.home = i.home \
+             OR matches.home_until <= clock_timestamp()) \
          RETURNING matches.id)"
     ));
     let mvs: Vec<&moves::Model> = ws.iter().map(|w| w.mv).collect();
@@ -631,7 +657,8 @@ fn batch_statement<'a>(ws: &'a [MoveWrite<'a>]) -> Built<'a> {
 
 /// The one statement of a move: its text and parameters. Parameters 1–9 are the
 /// head (the match, the version checked against and after, the match row's new
-/// fields, whether the move reveals the step); then the move, the deadline, and
+/// fields, whether the move reveals the step); then, where the replica takes
+/// part in homes, the replica and the lease it claims; then the move, the deadline, and
 /// the lists, as [`MoveLists`] says.
 fn move_statement<'a>(w: &'a MoveWrite<'a>, lists: MoveLists) -> Built<'a> {
     let m = w.after;
@@ -649,6 +676,17 @@ fn move_statement<'a>(w: &'a MoveWrite<'a>, lists: MoveLists) -> Built<'a> {
     ] {
         b.param(Bind::One(head));
     }
+    // Only where the replica takes part in homes (plain Postgres): Citus
+    // refuses a volatile function in a distributed table's update.
+    let home = w.home.replica.map(|_| {
+        let me = b.param(Bind::One(V::Uuid(w.home.replica)));
+        let claim = b.param(Bind::One(V::Int8(w.home.claim_ms)));
+        format!(
+            ", home = CASE WHEN {claim}::int8 IS NULL THEN home ELSE {me} END, \
+             home_until = CASE WHEN {claim}::int8 IS NULL THEN home_until \
+               ELSE clock_timestamp() + {claim} * interval '1 millisecond' END"
+        )
+    });
     b.values(&MOVES, &[w.mv]);
     b.part("rv");
     b.sql.push_str(
@@ -694,11 +732,12 @@ fn move_statement<'a>(w: &'a MoveWrite<'a>, lists: MoveLists) -> Built<'a> {
         }
     }
     // The guard: unless the row is still at version $2, 1 / 0 fails the statement.
-    b.sql.push_str(
+    b.sql.push_str(&format!(
         " UPDATE matches SET version = $3 + 0 * (1 / (CASE WHEN version = $2 THEN 1 ELSE 0 END)), \
-           step = $4, state = $5, updated_at = $6, step_started_at = $7, deadline_at = $8 \
+           step = $4, state = $5, updated_at = $6, step_started_at = $7, deadline_at = $8{} \
          WHERE id = $1",
-    );
+        home.unwrap_or_default()
+    ));
     b
 }
 
@@ -995,6 +1034,7 @@ mod tests {
                     reveal: true,
                     events: &events,
                     rounds: &rounds,
+                    home: Home::default(),
                 };
                 for lists in [MoveLists::Arrays, MoveLists::Values] {
                     let built = move_statement(&w, lists);
@@ -1040,6 +1080,55 @@ mod tests {
     }
 
     #[test]
+    fn a_move_claims_a_home_only_where_its_replica_takes_part_in_homes() {
+        let id = Uuid::now_v7();
+        let mv = a_move(id);
+        let row = matches::Model { id, ..a_match() };
+        let replica = Uuid::now_v7();
+        for (home, named) in [
+            (Home::default(), false),
+            (
+                Home {
+                    replica: Some(replica),
+                    claim_ms: None,
+                },
+                true,
+            ),
+            (
+                Home {
+                    replica: Some(replica),
+                    claim_ms: Some(3000),
+                },
+                true,
+            ),
+        ] {
+            let w = MoveWrite {
+                before_version: 8,
+                after: &row,
+                deadline: DeadlineWrite::Keep,
+                mv: &mv,
+                reveal: false,
+                events: &[],
+                rounds: &[],
+                home,
+            };
+            for lists in [MoveLists::Arrays, MoveLists::Values] {
+                let built = move_statement(&w, lists);
+                assert_eq!(built.sql.contains("home_until"), named, "{home:?}");
+                assert_eq!(
+                    placeholders(&built.sql),
+                    (1..=built.binds.len()).collect::<Vec<_>>()
+                );
+                if named {
+                    // Right after the head's nine.
+                    assert_eq!(built.binds[9], Bind::One(V::Uuid(Some(replica))));
+                    assert_eq!(built.binds[10], Bind::One(V::Int8(home.claim_ms)));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_arrays_form_has_one_text_per_shape_whatever_the_lists_lengths() {
         let id = Uuid::now_v7();
         let mv = a_move(id);
@@ -1058,6 +1147,7 @@ mod tests {
                 reveal: false,
                 events: &events,
                 rounds: &rounds,
+                home: Home::default(),
             };
             move_statement(&w, MoveLists::Arrays).sql
         };
@@ -1103,6 +1193,7 @@ mod tests {
                 reveal: i == 1,
                 events: &events[i],
                 rounds: &rounds[i],
+                home: Home::default(),
             })
             .collect();
         let all = batch_statement(&writes);
@@ -1125,7 +1216,8 @@ mod tests {
             .collect();
         let per_table = |columns: usize, n: usize| vec![n; columns];
         let expected: Vec<usize> = [
-            vec![3; 8],
+            // The match, the version before, and the row's new fields, home and claim.
+            vec![3; 10],
             per_table(MOVES.columns.len(), 3),
             vec![1],
             vec![1, 1],

@@ -10,7 +10,8 @@ use chrono::Utc;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, Statement};
 use sealed_orders::store::entities::{ledger, matches, moves, round_seats, rounds};
 use sealed_orders::store::move_write::{
-    BatchWritten, DeadlineWrite, MoveWrite, NewEvent, RoundRows, Written, write_moves,
+    BatchWritten, DeadlineWrite, Home, MoveLists, MoveWrite, NewEvent, RoundRows, Written,
+    write_move, write_moves,
 };
 use serde_json::json;
 use uuid::Uuid;
@@ -63,6 +64,7 @@ fn writes(made: &[Made], versions: impl IntoIterator<Item = i64>) -> Vec<MoveWri
             reveal: false,
             events,
             rounds,
+            home: Default::default(),
         })
         .collect()
 }
@@ -154,18 +156,7 @@ async fn a_batch_writes_each_current_move_and_nothing_of_a_stale_or_refused_one(
     let db = sealed_orders::store::connect(&app.settings)
         .await
         .expect("connect");
-    let players = app.players(2).await;
-    let mut ids = Vec::new();
-    for _ in 0..3 {
-        let id = app
-            .started_match(
-                &players,
-                "malacca",
-                json!({"stakes": "sealed", "ships": [5, 6]}),
-            )
-            .await;
-        ids.push(Uuid::parse_str(&id).expect("a uuid"));
-    }
+    let ids = sealed_matches(&app, 3).await;
     let before = rows(&db, &ids).await;
     let made: Vec<Made> = before.iter().map(|m| a_move(m, m.id == ids[2])).collect();
     // The second was checked against a version the match has left.
@@ -374,4 +365,134 @@ async fn no_acknowledged_move_is_lost_when_the_server_is_killed_between_batches(
         let m = app.match_as(id, None).await;
         assert_eq!(m["status"], "finished", "{id}");
     }
+}
+
+/// `n` started two-seat Malacca matches of sealed betting and two ships.
+async fn sealed_matches(app: &TestApp, n: usize) -> Vec<Uuid> {
+    let players = app.players(2).await;
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let id = app
+            .started_match(
+                &players,
+                "malacca",
+                json!({"stakes": "sealed", "ships": [5, 6]}),
+            )
+            .await;
+        ids.push(Uuid::parse_str(&id).expect("a uuid"));
+    }
+    ids
+}
+
+/// The replica `id` names as home with a lease running, if any.
+async fn home_of(db: &DatabaseConnection, id: Uuid) -> Option<Uuid> {
+    db.query_one_raw(Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        "SELECT home FROM matches WHERE id = $1 AND home_until > clock_timestamp()",
+        [id.into()],
+    ))
+    .await
+    .expect("home")
+    .map(|r| r.try_get::<Uuid>("", "home").expect("a home"))
+}
+
+#[tokio::test]
+async fn a_home_makes_every_other_writer_wait_for_its_lease_and_a_batch_leaves_its_match_out() {
+    let app = spawn_app().await;
+    if !app.settings.database_url.starts_with("postgres")
+        || std::env::var("CITUS_SHARD_COUNT").is_ok()
+    {
+        return; // Homes are plain Postgres's.
+    }
+    let named = |replica: Uuid| {
+        let mut s = app.settings.clone();
+        s.database_url =
+            sealed_orders::store::naming_the_replica(&s.database_url, replica).expect("a URL");
+        s
+    };
+    let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+    let db_a = sealed_orders::store::connect(&named(a))
+        .await
+        .expect("connect");
+    let db_b = sealed_orders::store::connect(&named(b))
+        .await
+        .expect("connect");
+    let ids = sealed_matches(&app, 2).await;
+
+    // Replica a claims both matches' homes for 800 ms.
+    let before = rows(&db_a, &ids).await;
+    let made: Vec<Made> = before.iter().map(|m| a_move(m, false)).collect();
+    let mut claims = writes(&made, before.iter().map(|m| m.version));
+    for w in &mut claims {
+        w.home = Home {
+            replica: Some(a),
+            claim_ms: Some(800),
+        };
+    }
+    let sent = std::time::Instant::now();
+    assert_eq!(
+        write_moves(&db_a, &claims).await.expect("written"),
+        BatchWritten::Each(vec![Written::Done, Written::Done])
+    );
+    for id in &ids {
+        assert_eq!(home_of(&db_a, *id).await, Some(a));
+    }
+
+    // Replica b's batch leaves both out, as stale, and writes nothing.
+    let now = rows(&db_b, &ids).await;
+    let made_b: Vec<Made> = now
+        .iter()
+        .map(|m| {
+            let mut other = a_move(m, false);
+            other.1.seat = 1;
+            other
+        })
+        .collect();
+    let mut others = writes(&made_b, now.iter().map(|m| m.version));
+    for w in &mut others {
+        w.home = Home {
+            replica: Some(b),
+            claim_ms: None,
+        };
+    }
+    assert_eq!(
+        write_moves(&db_b, &others).await.expect("answered"),
+        BatchWritten::Each(vec![Written::Stale, Written::Stale])
+    );
+    assert_eq!(rows(&db_b, &ids).await, now);
+
+    // Written alone, b's move of the first waits for a's lease, then clears
+    // the home: a trusted its snapshot for less than the lease.
+    assert_eq!(
+        write_move(&db_b, &others[0], MoveLists::Arrays)
+            .await
+            .expect("written"),
+        Written::Done
+    );
+    assert!(
+        sent.elapsed() >= Duration::from_millis(800),
+        "b wrote {:?} after a's claim was sent",
+        sent.elapsed()
+    );
+    assert_eq!(home_of(&db_b, ids[0]).await, None);
+    assert_eq!(row(&db_b, ids[0]).await.version, now[0].version + 1);
+
+    // A write of the second by a itself goes through its own home (written in a
+    // batch, not left out) and, claiming nothing, clears it.
+    let again = writes(&made_b[1..], [now[1].version]);
+    let own = MoveWrite {
+        home: Home {
+            replica: Some(a),
+            claim_ms: None,
+        },
+        ..again.into_iter().next().expect("one")
+    };
+    let probe = writes(&made_b[..1], [now[0].version]);
+    assert_eq!(
+        write_moves(&db_a, &[own, probe.into_iter().next().expect("one")])
+            .await
+            .expect("answered"),
+        BatchWritten::Each(vec![Written::Done, Written::Stale])
+    );
+    assert_eq!(home_of(&db_a, ids[1]).await, None);
 }

@@ -116,6 +116,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         // the suite reads through what it keeps (the replica tests run separate
         // processes, with the default).
         replica_silence_ms: 0,
+        home_lease_ms: sealed_orders::config::DEFAULT_HOME_LEASE_MS,
         move_batch: sealed_orders::config::DEFAULT_MOVE_BATCH,
         move_writers: sealed_orders::config::DEFAULT_MOVE_WRITERS,
         move_batch_wait_us: 0,

@@ -702,3 +702,154 @@ async fn reads_of_many_matches_at_once_on_one_replica_show_every_move_the_other_
     assert!(reads > 100, "{reads} reads");
     drop(servers);
 }
+
+/// `match_reads_total{how}` of a replica's /metrics.
+async fn match_reads(client: &reqwest::Client, api: &str, how: &str) -> u64 {
+    let base = api.trim_end_matches("/api/v1");
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("metrics text");
+    let line = format!("sealed_orders_match_reads_total{{how=\"{how}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(line.as_str()))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// One move of `id` through `mover`, as the seat the read through `reader`
+/// says is awaited: the version acknowledged, or `None` once the match is over.
+async fn one_move(
+    client: &reqwest::Client,
+    reader: &str,
+    mover: &str,
+    tokens: &[String],
+    id: &str,
+    rng: &mut sealed_orders::games::rng::GameRng,
+) -> Option<i64> {
+    use serde_json::{Value, json};
+    let view = call(
+        client,
+        reqwest::Method::GET,
+        format!("{reader}/matches/{id}"),
+        None,
+        Value::Null,
+    )
+    .await;
+    if view["status"] != "active" {
+        return None;
+    }
+    let seat = view["prompt"]["awaiting"][0].as_u64().expect("seat") as usize;
+    let mine = call(
+        client,
+        reqwest::Method::GET,
+        format!("{reader}/matches/{id}"),
+        Some(&tokens[seat]),
+        Value::Null,
+    )
+    .await;
+    let legal = mine["prompt"]["legal"].as_array().expect("legal").clone();
+    let action = sealed_orders::games::legal::sample(&legal, rng).expect("a move");
+    let receipt = call(
+        client,
+        reqwest::Method::POST,
+        format!("{mover}/matches/{id}/moves"),
+        Some(&tokens[seat]),
+        json!({"step": mine["prompt"]["step"], "action": action}),
+    )
+    .await;
+    Some(receipt["version"].as_i64().expect("version"))
+}
+
+/// The version a read of `id` through `api` shows.
+async fn version_read(client: &reqwest::Client, api: &str, id: &str) -> i64 {
+    let view = call(
+        client,
+        reqwest::Method::GET,
+        format!("{api}/matches/{id}"),
+        None,
+        serde_json::Value::Null,
+    )
+    .await;
+    view["version"].as_i64().expect("version")
+}
+
+#[tokio::test]
+async fn a_home_answers_its_matches_without_asking_yet_never_behind_a_move_made_through_another() {
+    // A lease of a second: each move through replica 1 waits for what is left.
+    let env = [
+        ("RATE_LIMIT_MATCHES_PER_MIN", "0"),
+        ("HOME_LEASE_MS", "1000"),
+    ];
+    let Some((_guard, servers, apis)) = two_replicas(&env).await else {
+        return;
+    };
+    let client = reqwest::Client::new();
+    let tokens = accounts_across(&client, &apis, &["wes", "xia"]).await;
+    let ids = matches_across(&client, &apis, &tokens, 12, serde_json::json!({})).await;
+    let mut rngs: Vec<_> = (0..ids.len())
+        .map(|n| sealed_orders::games::rng::GameRng::from_key([n as u8 + 7; 32]))
+        .collect();
+    // Sticky play: every read and move of the matches through replica 0, until
+    // it is the home of some (its running share of moves on its own snapshots
+    // must first pass nine in ten).
+    let mut rounds = 0;
+    while match_reads(&client, &apis[0], "home").await < 20 {
+        rounds += 1;
+        assert!(rounds <= 40, "replica 0 never answered a read as the home");
+        for (id, rng) in ids.iter().zip(&mut rngs) {
+            one_move(&client, &apis[0], &apis[0], &tokens, id, rng).await;
+        }
+    }
+    let checked_before = match_reads(&client, &apis[0], "checked").await;
+    let mut displaced = 0;
+    for cycle in 0..4 {
+        if cycle > 0 {
+            // Replica 0 home again: two moves in a row of its own.
+            for _ in 0..2 {
+                for (id, rng) in ids.iter().zip(&mut rngs) {
+                    one_move(&client, &apis[0], &apis[0], &tokens, id, rng).await;
+                }
+            }
+        }
+        displaced += moves_through_another(&client, &apis, &tokens, &ids, &mut rngs).await;
+    }
+    assert!(displaced >= 12, "only {displaced} moves displaced a home");
+    // Replica 0 is no longer home of those: its reads of them ask again.
+    assert!(match_reads(&client, &apis[0], "checked").await > checked_before);
+    // And replica 1 asked at every read: it never wrote two moves in a row.
+    assert_eq!(match_reads(&client, &apis[1], "home").await, 0);
+    drop(servers);
+}
+
+/// A move of each match through replica 1, each followed at once by reads
+/// through replica 0, the home, which must show the move (the writer waited
+/// for the lease): how many matches were still active.
+async fn moves_through_another(
+    client: &reqwest::Client,
+    apis: &[String],
+    tokens: &[String],
+    ids: &[String],
+    rngs: &mut [sealed_orders::games::rng::GameRng],
+) -> usize {
+    let moves = ids.iter().zip(rngs).map(|(id, rng)| async move {
+        let acknowledged = one_move(client, &apis[1], &apis[1], tokens, id, rng).await?;
+        for _ in 0..3 {
+            let seen = version_read(client, &apis[0], id).await;
+            assert!(
+                seen >= acknowledged,
+                "{id}: replica 0 read version {seen} after replica 1 acknowledged {acknowledged}"
+            );
+        }
+        Some(())
+    });
+    futures_util::future::join_all(moves)
+        .await
+        .into_iter()
+        .flatten()
+        .count()
+}
