@@ -80,14 +80,21 @@ impl MigrationTrait for Migration {
             return Ok(());
         }
         let db = manager.get_connection();
-        for sql in [
-            "DROP TRIGGER IF EXISTS matches_home_update ON matches",
-            "DROP TRIGGER IF EXISTS matches_home_delete ON matches",
-            "DROP FUNCTION IF EXISTS match_home_guard()",
-            "ALTER TABLE matches DROP COLUMN IF EXISTS home, DROP COLUMN IF EXISTS home_until",
-        ] {
-            db.execute_unprepared(sql).await?;
+        // Citus refuses any trigger statement on a distributed table, even
+        // `DROP TRIGGER IF EXISTS`; none was made there.
+        if !on_citus(manager).await? {
+            for sql in [
+                "DROP TRIGGER IF EXISTS matches_home_update ON matches",
+                "DROP TRIGGER IF EXISTS matches_home_delete ON matches",
+                "DROP FUNCTION IF EXISTS match_home_guard()",
+            ] {
+                db.execute_unprepared(sql).await?;
+            }
         }
+        db.execute_unprepared(
+            "ALTER TABLE matches DROP COLUMN IF EXISTS home, DROP COLUMN IF EXISTS home_until",
+        )
+        .await?;
         Ok(())
     }
 }
