@@ -126,7 +126,7 @@ pub const DEFAULT_MOVE_WRITERS: u64 = 1;
 pub const DEFAULT_REPLICA_SILENCE_MS: u64 = 30_000;
 
 /// Three seconds: longer than a sticky client takes between a move and its
-/// next read of the match, even at a thousand matches a replica on a busy
+/// next read of the match, even at five hundred matches a replica on a busy
 /// machine; what a writer through another replica waits at most.
 pub const DEFAULT_HOME_LEASE_MS: u64 = 3_000;
 
