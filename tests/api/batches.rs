@@ -16,7 +16,7 @@ use sealed_orders::store::move_write::{
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::helpers::{Player, TestApp, restart_process, spawn_app, spawn_process};
+use crate::helpers::{Player, TestApp, on_citus, restart_process, spawn_app, spawn_process};
 
 async fn count(db: &DatabaseConnection, sql: &str, id: Uuid) -> i64 {
     db.query_one_raw(Statement::from_sql_and_values(
@@ -148,9 +148,7 @@ fn a_move(m: &matches::Model, rounds: bool) -> Made {
 #[tokio::test]
 async fn a_batch_writes_each_current_move_and_nothing_of_a_stale_or_refused_one() {
     let app = spawn_app().await;
-    if !app.settings.database_url.starts_with("postgres")
-        || std::env::var("CITUS_SHARD_COUNT").is_ok()
-    {
+    if !app.settings.database_url.starts_with("postgres") || on_citus() {
         return; // The batch is plain Postgres's (Citus writes a move alone).
     }
     let db = sealed_orders::store::connect(&app.settings)
@@ -319,7 +317,7 @@ async fn no_acknowledged_move_is_lost_when_the_server_is_killed_between_batches(
         "only {} moves acknowledged",
         acked.len()
     );
-    if on_postgres && std::env::var("CITUS_SHARD_COUNT").is_err() {
+    if on_postgres && !on_citus() {
         assert!(batched > 0, "no move was written in a batch");
     }
 
@@ -399,9 +397,7 @@ async fn home_of(db: &DatabaseConnection, id: Uuid) -> Option<Uuid> {
 #[tokio::test]
 async fn a_home_makes_every_other_writer_wait_for_its_lease_and_a_batch_leaves_its_match_out() {
     let app = spawn_app().await;
-    if !app.settings.database_url.starts_with("postgres")
-        || std::env::var("CITUS_SHARD_COUNT").is_ok()
-    {
+    if !app.settings.database_url.starts_with("postgres") || on_citus() {
         return; // Homes are plain Postgres's.
     }
     let named = |replica: Uuid| {

@@ -72,6 +72,20 @@ pub struct TestApp {
     _db: DbGuard,
 }
 
+/// The shard count CI's Citus stage runs the suite with: set only when the
+/// database is a Citus coordinator.
+fn citus_shard_count() -> Option<u32> {
+    std::env::var("CITUS_SHARD_COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+}
+
+/// Whether the suite runs against Citus, where moves are written alone and
+/// replicas have no homes: what only plain Postgres has is skipped there.
+pub fn on_citus() -> bool {
+    citus_shard_count().is_some()
+}
+
 /// A fresh database for one test, and the settings that point at it.
 pub async fn test_settings() -> (Settings, DbGuardHandle) {
     let mut settings = Settings {
@@ -95,9 +109,7 @@ pub async fn test_settings() -> (Settings, DbGuardHandle) {
         cors_origins: Vec::new(),
         data_dir: None,
         max_connections: None,
-        citus_shard_count: std::env::var("CITUS_SHARD_COUNT")
-            .ok()
-            .and_then(|n| n.parse().ok()),
+        citus_shard_count: citus_shard_count(),
         log_format: "pretty".into(),
         // Off unless a test needs it: see spawn_app_with_manual_clock.
         deadline_poll_ms: 0,

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::helpers::{start_process, test_settings};
+use crate::helpers::{on_citus, start_process, test_settings};
 
 pub(crate) use crate::helpers::Process as Server;
 
@@ -780,7 +780,7 @@ async fn version_read(client: &reqwest::Client, api: &str, id: &str) -> i64 {
 
 #[tokio::test]
 async fn a_home_answers_its_matches_without_asking_yet_never_behind_a_move_made_through_another() {
-    if std::env::var("CITUS_SHARD_COUNT").is_ok() {
+    if on_citus() {
         // Homes are plain Postgres's: on Citus every read asks, which
         // `reads_of_many_matches_at_once_…` checks there.
         return;
